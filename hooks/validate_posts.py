@@ -1,0 +1,30 @@
+"""Stop the build when any post breaks the rules in hooks/post_rules.py, listing every problem.
+
+Runs in ``on_files`` ahead of Material's blog plugin (priority -50), which parses posts itself and
+would otherwise stop at the first bad one with a less helpful message. Raised as ``PluginError``
+so MkDocs prints the list and aborts, with or without ``--strict``, and no traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+import post_rules
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+
+
+@event_priority(100)
+def on_files(files: Files, *, config: MkDocsConfig) -> Files:
+    prefix = post_rules.POSTS_DIR + "/"
+    posts = sorted(f.src_uri for f in files if f.src_uri.startswith(prefix) and f.src_uri.endswith(".md"))
+    _, problems = post_rules.check_all(Path(config.docs_dir), posts)
+    if problems:
+        raise PluginError(post_rules.format_problems(problems))
+    return files
