@@ -34,6 +34,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -100,9 +101,9 @@ def _err(message: str) -> PydanticCustomError:
 def _to_datetime(value: Any) -> Any:
     """A bare YAML date becomes midnight UTC; a naive datetime is taken as UTC."""
     if isinstance(value, dt.datetime):
-        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=dt.UTC)
     if isinstance(value, dt.date):
-        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
+        return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
     if isinstance(value, str):
         raise _err(
             f"'{value}' is not a calendar date. Accepted: an unquoted ISO date such as "
@@ -124,6 +125,20 @@ def _to_dates(value: Any) -> Any:
         return value
     return {"created": value}
 
+
+_ISO = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+# YAML has dates, JSON does not: editors see the ISO string forms and the mapping form.
+DATE_JSON_SCHEMA = {
+    "anyOf": [
+        *_ISO["anyOf"],
+        {
+            "type": "object",
+            "properties": {"created": _ISO, "updated": _ISO},
+            "required": ["created"],
+            "additionalProperties": False,
+        },
+    ]
+}
 
 PostDateTime = Annotated[dt.datetime, BeforeValidator(_to_datetime)]
 
@@ -169,7 +184,7 @@ class FrontMatter(BaseModel):
 
     title: str = Field(description="The post's title (the body has no '# ' heading of its own).")
     slug: str = Field(description="Lowercase words joined by hyphens; the URL is /blog/YYYY/MM/DD/<slug>/.")
-    date: Annotated[PostDates, BeforeValidator(_to_dates)] = Field(
+    date: Annotated[PostDates, BeforeValidator(_to_dates), WithJsonSchema(DATE_JSON_SCHEMA)] = Field(
         description="ISO date (2026-05-11), or a mapping {created: ..., updated: ...}."
     )
     description: str = Field(
@@ -193,19 +208,6 @@ class FrontMatter(BaseModel):
     readtime: StrictInt | None = Field(None, ge=1, description="Minutes; computed when omitted.")
     hide: list[Literal[HIDE_VALUES]] | None = None  # type: ignore[valid-type]
     search: dict[Literal["boost", "exclude"], float | bool] | None = None
-
-    @model_validator(mode="after")
-    def _no_placeholders_when_published(self) -> FrontMatter:
-        # The scaffold leaves TODOs in a draft; a published post may not keep them.
-        if self.draft:
-            return self
-        if "TODO" in self.description:
-            raise _err("field 'description' still holds the scaffold's TODO. Accepted: your own "
-                       "one or two sentences (or keep 'draft: true' until it is written)")
-        if any("TODO" in f"{k} {v}" for k, v in self.upstream.items()):
-            raise _err("field 'upstream' still holds the scaffold's TODO. Accepted: "
-                       "'project: pinned tag or commit' (or keep 'draft: true')")
-        return self
 
     @field_validator("title")
     @classmethod
@@ -327,6 +329,21 @@ def _translate(error: dict[str, Any], meta: dict[str, Any]) -> tuple[str, str]:
     return field, f"{error['msg']} (got {value!r})"
 
 
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose impossible dates (2025-13-01) are YAML errors with a line, not ValueErrors."""
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"'{node.value}' is not a real calendar date ({exc})", node.start_mark
+            ) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+
+
 def split_front_matter(text: str) -> tuple[str | None, str, int]:
     """(front matter YAML or None, body, line number where the body starts)."""
     text = text.lstrip("\ufeff")
@@ -383,7 +400,9 @@ def _body_problems(rel: str, body: str, first_line: int) -> list[Problem]:
     return problems
 
 
-def check_post(rel: str, text: str, authors: set[str], docs_dir: Path | None = None) -> tuple[Post | None, list[Problem]]:
+def check_post(
+    rel: str, text: str, authors: set[str], docs_dir: Path | None = None
+) -> tuple[Post | None, list[Problem]]:
     """Check one post's text. Returns the parsed post (when its front matter is valid) and problems."""
     raw, body, body_line = split_front_matter(text)
     if raw is None:
@@ -396,15 +415,21 @@ def check_post(rel: str, text: str, authors: set[str], docs_dir: Path | None = N
             )
         ]
     try:
-        meta = yaml.safe_load(raw)
+        meta = yaml.load(raw, Loader=_Loader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"line {mark.line + 2}" if mark is not None else "front matter"  # +1 for '---'
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        if "calendar date" in problem:
+            accepted = "a real date written YYYY-MM-DD, e.g. 2026-05-11"
+        else:
+            accepted = "'key: value' lines; quote values that contain ': ' or start with a symbol"
         return None, [
-            Problem(rel, line, f"the front matter is not valid YAML ({problem}). Accepted: "
-                    "'key: value' lines; quote values that contain ': ' or start with a symbol")
+            Problem(rel, line, f"the front matter is not valid YAML ({problem}). Accepted: {accepted}")
         ]
+    if meta is None:
+        return None, [Problem(rel, "front matter", "the front matter is empty. Accepted: at least "
+                              "title, slug, date, description, categories, authors and upstream")]
     if not isinstance(meta, dict):
         return None, [
             Problem(rel, "front matter", f"the front matter is a {type(meta).__name__}, not a "
@@ -418,15 +443,32 @@ def check_post(rel: str, text: str, authors: set[str], docs_dir: Path | None = N
         for error in exc.errors():
             field, message = _translate(error, meta)
             problems.append(Problem(rel, f"field '{field}'", message))
-    if post is not None:
-        unknown = [a for a in post.meta.authors if a not in authors]
-        for a in unknown:
+    raw_authors = meta.get("authors")
+    if isinstance(raw_authors, list):
+        # Checked even when other fields are wrong, so one build reports every problem.
+        for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in authors):
             accepted = ", ".join(sorted(authors)) or "(none defined)"
             problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}."
                                     f"{_nearest(a, authors)} Accepted: {accepted}"))
+    if post is not None:
+        problems += _placeholder_problems(post)
         if docs_dir is not None:
             problems += _link_problems(post, docs_dir)
     return post, problems
+
+
+def _placeholder_problems(post: Post) -> list[Problem]:
+    """The scaffold leaves TODOs in a draft; a published post may not keep them."""
+    if post.meta.draft:
+        return []
+    problems = []
+    if "TODO" in post.meta.description:
+        problems.append(Problem(post.file, "field 'description'", "still holds the scaffold's TODO. "
+                                "Accepted: your own one or two sentences (or keep 'draft: true')"))
+    if any("TODO" in f"{k} {v}" for k, v in post.meta.upstream.items()):
+        problems.append(Problem(post.file, "field 'upstream'", "still holds the scaffold's TODO. "
+                                "Accepted: 'project: pinned tag or commit' (or keep 'draft: true')"))
+    return problems
 
 
 def _link_problems(post: Post, docs_dir: Path) -> list[Problem]:

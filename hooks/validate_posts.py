@@ -10,10 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import post_rules
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-
-import post_rules
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig

@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support import Site, make_site, post
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Site:
+    """An empty copy of the real site in tmp_path, ready for fixture posts."""
+    return make_site(tmp_path / "src")
+
+
+FIXTURE_POSTS = {
+    # name: (title, slug, date, categories, description)
+    "ddp.md": ("Buckets and the reducer", "buckets-and-the-reducer", "2025-05-11",
+               ("Machine Learning Performance", "Distributed Training"),
+               "How gradient buckets are formed and reduced while backward is still running."),
+    "flash.md": ("Tiles and the online softmax", "tiles-and-the-online-softmax", "2025-08-14",
+                 ("Kernel",), "Why attention is memory-bound and how tiling with an online softmax fixes it."),
+    "serving.md": ("A scheduler with a token budget", "a-scheduler-with-a-token-budget", "2026-04-27",
+                   ("LLM Inference",), "How a serving engine packs prefill and decode tokens under one budget."),
+}
+
+
+def write_fixture_posts(s: Site) -> None:
+    for name, (title, slug, date, cats, desc) in FIXTURE_POSTS.items():
+        body = (
+            f"The opening of {title.lower()}.\n\n<!-- more -->\n\n## Details\n\n"
+            f"The word zanzibarquux appears only in {slug}.\n" if slug.startswith("tiles") else
+            f"The opening of {title.lower()}.\n\n<!-- more -->\n\n## Details\n\nMore prose.\n"
+        )
+        s.write_post(name, post(title=title, slug=slug, date=date, categories=cats, description=desc, body=body))
+
+
+@pytest.fixture(scope="module")
+def built_fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """A site with three fixture posts, built once per module."""
+    s = make_site(tmp_path_factory.mktemp("fixture") / "src")
+    write_fixture_posts(s)
+    result = s.build()
+    assert result.returncode == 0, result.stderr
+    return s

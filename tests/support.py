@@ -1,0 +1,105 @@
+"""Build real sites in temporary folders from the real configuration, hooks and templates.
+
+A test site is a copy of the repository's mkdocs.yml, hooks/, overrides/ and docs/ (without the
+real posts), into which a test writes fixture posts. Builds run the real ``mkdocs`` command in a
+subprocess, from an unrelated working directory, exactly as an author would run it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MKDOCS_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def post(
+    *,
+    title: str = "A fixture post",
+    slug: str = "a-fixture-post",
+    date: str = "2025-03-04",
+    description: str = "A fixture post that exists to check how the site lists, files and validates posts.",
+    categories: tuple[str, ...] = ("Kernel",),
+    authors: tuple[str, ...] = ("editors",),
+    upstream: str = "{pytorch: v2.13.0}",
+    extra: str = "",
+    body: str = "Opening paragraph of the fixture post.\n\n<!-- more -->\n\n## A section\n\nMore text.\n",
+) -> str:
+    """Markdown text of a post; every field can be replaced to make it invalid."""
+    cats = "[" + ", ".join(categories) + "]"
+    auths = "[" + ", ".join(authors) + "]"
+    fm = (
+        f"title: {json.dumps(title)}\nslug: {slug}\ndate: {date}\ndescription: {json.dumps(description)}\n"
+        f"categories: {cats}\nauthors: {auths}\nupstream: {upstream}\n"
+    )
+    return f"---\n{fm}{textwrap.dedent(extra)}---\n\n{body}"
+
+
+@dataclass
+class Site:
+    root: Path
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def site_dir(self) -> Path:
+        return self.root / "site"
+
+    def write_post(self, name: str, text: str) -> Path:
+        path = self.docs / "blog" / "posts" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def build(self, *args: str, cwd: Path | None = None, site_dir: Path | None = None
+              ) -> subprocess.CompletedProcess[str]:
+        """Run `mkdocs build --strict` on this site; cwd defaults to a folder outside it."""
+        cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(self.root / "mkdocs.yml"),
+               "-d", str(site_dir or self.site_dir), *args]
+        run_dir = cwd or self.root.parent
+        return subprocess.run(cmd, cwd=run_dir, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
+
+    def html(self, url_path: str) -> str:
+        path = self.site_dir / url_path.strip("/") / "index.html" if not url_path.endswith(".html") \
+            else self.site_dir / url_path
+        return path.read_text(encoding="utf-8")
+
+
+def make_site(dest: Path, *, keep_posts: bool = False) -> Site:
+    """Copy the real site's sources into dest (without its posts unless keep_posts)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    for folder in ("hooks", "overrides", "examples"):
+        shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    if (ROOT / "node_modules").exists():
+        (dest / "node_modules").symlink_to(ROOT / "node_modules")
+
+    def skip_posts(folder: str, names: list[str]) -> list[str]:
+        if not keep_posts and Path(folder).resolve() == (ROOT / "docs" / "blog" / "posts").resolve():
+            return names
+        return []
+
+    shutil.copytree(ROOT / "docs", dest / "docs", ignore=skip_posts)
+    (dest / "docs" / "blog" / "posts").mkdir(parents=True, exist_ok=True)
+    return Site(dest)
+
+
+def text_of(html: str) -> str:
+    """Visible-ish text of an HTML fragment, whitespace collapsed."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", " ", html, flags=re.DOTALL)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
+
+
+def listed_titles(html: str) -> list[str]:
+    """Titles of the post cards on a listing page, in order."""
+    return [text_of(m) for m in re.findall(r'<h2 class="post-card__title"[^>]*>(.*?)</h2>', html, re.DOTALL)]

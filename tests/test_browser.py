@@ -1,0 +1,87 @@
+"""A reader's walk through a served fixture site in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from browser import chromium, new_page, serve
+from playwright.sync_api import Browser, expect
+from support import Site
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def base_url(built_fixture_site: Site) -> Iterator[str]:
+    with serve(built_fixture_site.site_dir) as url:
+        yield url
+
+
+def test_front_page_post_category_archive_search_and_palette(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme="light")
+
+    # The home page forwards to the post list, newest first.
+    page.goto(base_url + "/")
+    page.wait_for_url(re.compile(r"/blog/$"))
+    titles = page.locator(".post-card__title").all_inner_texts()
+    assert titles == ["A scheduler with a token budget", "Tiles and the online softmax", "Buckets and the reducer"]
+
+    # Front page -> post.
+    page.get_by_role("link", name="Tiles and the online softmax").click()
+    page.wait_for_url(re.compile(r"/blog/2025/08/14/tiles-and-the-online-softmax/$"))
+    expect(page.locator("h1")).to_have_text("Tiles and the online softmax")
+
+    # Post -> its category page.
+    page.locator(".md-post__meta a[href$=\"category/kernel/\"]:visible").first.click()
+    page.wait_for_url(re.compile(r"/blog/category/kernel/$"))
+    assert page.locator(".post-card__title").all_inner_texts() == ["Tiles and the online softmax"]
+
+    # Category page -> archive year.
+    page.goto(base_url + "/blog/")
+    page.locator('a[href$="archive/2025/"]').first.evaluate("a => a.click()")
+    page.wait_for_url(re.compile(r"/blog/archive/2025/$"))
+    assert page.locator(".post-card__title").all_inner_texts() == [
+        "Tiles and the online softmax", "Buckets and the reducer"]
+
+    # Search by a word that only appears in one post's body, typed with real key presses.
+    page.keyboard.press("/")
+    expect(page.locator("input.md-search__input")).to_be_focused()
+    page.keyboard.type("zanzibarquux", delay=40)
+    first = page.locator(".md-search-result__item").first
+    expect(first).to_contain_text("Tiles and the online softmax", timeout=10_000)
+    page.keyboard.press("Escape")
+
+    # Palette: starts from the system setting (light here), the toggle switches to dark.
+    scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    assert scheme == "default"
+    for _ in range(2):
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+        if page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate":
+            break
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+
+    assert rec.external == []
+    assert rec.errors == []
+
+
+def test_dark_system_setting_is_followed(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme="dark")
+    page.goto(base_url + "/blog/")
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    assert rec.external == [] and rec.errors == []
+
+
+def test_unknown_address_shows_the_404_page(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url)
+    # http.server has no custom 404 page; load the built one directly as GitHub Pages would serve it.
+    page.goto(base_url + "/404.html")
+    expect(page.locator("h1")).to_have_text("Page not found")
+    assert rec.external == []

@@ -1,0 +1,173 @@
+"""The real site and fixture sites build strictly and list posts where readers expect them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import FIXTURE_POSTS
+from support import ROOT, Site, listed_titles, make_site, post, text_of
+
+ALLOWED = {
+    "Machine Learning Performance", "Distributed Training", "torch.compile", "LLM Architecture",
+    "LLM Inference", "Kernel", "Communication",
+}
+
+
+def test_real_site_builds_strictly_from_any_working_directory(tmp_path: Path) -> None:
+    real = Site(ROOT)
+    out = tmp_path / "site"
+    result = real.build(cwd=tmp_path, site_dir=out)
+    assert result.returncode == 0, result.stderr
+    assert (out / "index.html").is_file()
+    assert (out / "blog" / "index.html").is_file()
+    assert (out / "404.html").is_file()
+    assert (out / "about" / "index.html").is_file()
+    assert "WARNING" not in result.stderr
+
+
+def test_site_with_zero_posts_builds_and_says_so(site: Site) -> None:
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    front = text_of(site.html("blog"))
+    assert "No posts have been published yet" in front
+    assert listed_titles(site.html("blog")) == []
+
+
+def test_home_page_forwards_to_the_post_list(built_fixture_site: Site) -> None:
+    home = built_fixture_site.html("")
+    assert re.search(r'<meta http-equiv="refresh" content="0; url=blog/">', home)
+    assert 'href="blog/"' in home
+
+
+def test_front_page_lists_posts_newest_first_with_summaries(built_fixture_site: Site) -> None:
+    html = built_fixture_site.html("blog")
+    by_date = sorted(FIXTURE_POSTS.values(), key=lambda p: p[2], reverse=True)
+    assert listed_titles(html) == [p[0] for p in by_date]
+    text = text_of(html)
+    for _title, _slug, _date, cats, desc in by_date:
+        assert desc in text
+        for cat in cats:
+            assert cat in text
+    # Dates shown in long form, and machine-readable.
+    assert "April 27, 2026" in text and 'datetime="2026-04-27T00:00:00+00:00"' in html
+
+
+def test_post_urls_are_date_plus_slug(built_fixture_site: Site) -> None:
+    for title, slug, date, _cats, _desc in FIXTURE_POSTS.values():
+        y, m, d = date.split("-")
+        page = built_fixture_site.html(f"blog/{y}/{m}/{d}/{slug}")
+        assert f"<h1>{title}</h1>" in page
+
+
+def test_archive_pages_list_exactly_the_posts_of_their_year(built_fixture_site: Site) -> None:
+    for year in ("2025", "2026"):
+        html = built_fixture_site.html(f"blog/archive/{year}")
+        expected = sorted((p for p in FIXTURE_POSTS.values() if p[2].startswith(year)),
+                          key=lambda p: p[2], reverse=True)
+        assert listed_titles(html) == [p[0] for p in expected]
+    assert not (built_fixture_site.site_dir / "blog" / "archive" / "2024").exists()
+
+
+def test_category_pages_list_exactly_their_posts(built_fixture_site: Site) -> None:
+    category_dir = built_fixture_site.site_dir / "blog" / "category"
+    built = {p.name for p in category_dir.iterdir()}
+    used = {c for p in FIXTURE_POSTS.values() for c in p[3]}
+    slugs = {c: re.sub(r"[^a-z0-9]+", "-", c.lower()).strip("-") for c in used}
+    assert built == set(slugs.values())
+    for cat, slug in slugs.items():
+        html = built_fixture_site.html(f"blog/category/{slug}")
+        expected = sorted((p for p in FIXTURE_POSTS.values() if cat in p[3]), key=lambda p: p[2], reverse=True)
+        assert listed_titles(html) == [p[0] for p in expected], cat
+    assert used <= ALLOWED
+
+
+def test_author_profile_lists_their_posts(built_fixture_site: Site) -> None:
+    html = built_fixture_site.html("blog/author/editors")
+    assert len(listed_titles(html)) == len(FIXTURE_POSTS)
+
+
+def test_pagination_splits_long_lists(site: Site) -> None:
+    for i in range(12):
+        site.write_post(f"p{i}.md", post(title=f"Numbered post {i:02d}", slug=f"numbered-post-{i}",
+                                         date=f"2025-01-{i + 1:02d}"))
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    first = listed_titles(site.html("blog"))
+    second = listed_titles(site.html("blog/page/2"))
+    assert len(first) == 10 and len(second) == 2
+    assert first[0] == "Numbered post 11" and second[-1] == "Numbered post 00"
+
+
+def test_reading_time_ignores_code_blocks(site: Site) -> None:
+    prose = " ".join(["word"] * 500)  # ~500 words at 265 wpm: 2 minutes (the code alone would be 30+)
+    code = "\n".join(f"x_{i} = {i}  # a long listing that must not count" for i in range(800))
+    body = f"Opening.\n\n<!-- more -->\n\n{prose}\n\n```python\n{code}\n```\n"
+    site.write_post("long.md", post(body=body))
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    page = text_of(site.html("blog/2025/03/04/a-fixture-post"))
+    assert "2 min read" in page
+
+
+def test_last_updated_date_from_git_works_on_uncommitted_files(site: Site) -> None:
+    # The fixture site is not even a git repository: the date falls back to the build date.
+    site.write_post("p.md", post())
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    assert "git-revision-date-localized-plugin" in site.html("blog/2025/03/04/a-fixture-post")
+
+
+def test_last_updated_date_on_a_shallow_clone(tmp_path: Path) -> None:
+    import subprocess
+
+    src = make_site(tmp_path / "origin")
+    src.write_post("p.md", post())
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(src.root)], check=True)
+    subprocess.run([*git, "-C", str(src.root), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(src.root), "commit", "-qm", "one"], check=True)
+    (src.docs / "about.md").write_text("---\ntitle: About\n---\n\n# About\n\nChanged.\n", encoding="utf-8")
+    subprocess.run([*git, "-C", str(src.root), "commit", "-qam", "two"], check=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{src.root}", str(clone)], check=True)
+    result = Site(clone).build()
+    assert result.returncode == 0, result.stderr
+    assert "git-revision-date-localized-plugin" in Site(clone).html("about")
+
+
+def test_built_pages_load_nothing_from_other_hosts(built_fixture_site: Site) -> None:
+    offenders = []
+    for page in built_fixture_site.site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        for tag, attr, url in re.findall(r"<(script|link|img|iframe|source)\b[^>]*?\b(src|href)=\"([^\"]+)\"", html):
+            if tag == "link" and re.search(r'rel="(canonical|alternate|prev|next|author)"',
+                                           html[html.find(url) - 200: html.find(url) + 50]):
+                continue
+            if re.match(r"^(https?:)?//", url):
+                offenders.append(f"{page.relative_to(built_fixture_site.site_dir)}: <{tag} {attr}={url}>")
+    assert offenders == []
+    css = "\n".join(p.read_text(encoding="utf-8") for p in built_fixture_site.site_dir.rglob("*.css"))
+    assert "fonts.googleapis" not in css and "@import url(http" not in css
+
+
+def test_only_the_seven_categories_are_allowed() -> None:
+    import yaml
+
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_IgnoreTags)
+    blog = next(p["blog"] for p in config["plugins"] if isinstance(p, dict) and "blog" in p)
+    assert set(blog["categories_allowed"]) == ALLOWED
+
+
+def test_about_and_404_pages(built_fixture_site: Site) -> None:
+    assert "Pinned sources" in text_of(built_fixture_site.html("about"))
+    not_found = text_of(built_fixture_site.html("404.html"))
+    assert "Page not found" in not_found
+
+
+class _IgnoreTags(__import__("yaml").SafeLoader):
+    pass
+
+
+_IgnoreTags.add_multi_constructor("!", lambda loader, suffix, node: None)
+_IgnoreTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
