@@ -21,17 +21,23 @@ $(BIN)/.site-deps: requirements.txt
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
+# KaTeX and Mermaid (served by the site itself) and axe-core (injected by the accessibility tests),
+# from the npm registry at the versions package-lock.json records.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.txt
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-serve: $(BIN)/.site-deps ## Preview the site at http://127.0.0.1:8000 with live reload
+serve: $(BIN)/.site-deps node_modules/.installed ## Preview the site at http://127.0.0.1:8000 with live reload
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
-build: $(BIN)/.site-deps ## Build the site strictly into site/
+build: $(BIN)/.site-deps node_modules/.installed ## Build the site strictly into site/
 	$(BIN)/mkdocs build --strict
 
-test: $(BIN)/.test-deps browser ## Install everything, then run the linter and every test
+test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter and every test
 	$(BIN)/ruff check hooks tests examples
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
@@ -48,7 +54,7 @@ new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
 	$(BIN)/python hooks/post_rules.py schema --write
 
-deploy: $(BIN)/.site-deps ## Build strictly and publish to the gh-pages branch of origin
+deploy: $(BIN)/.site-deps node_modules/.installed ## Build strictly and publish to the gh-pages branch of origin
 	$(BIN)/mkdocs gh-deploy --strict
 
 browser: ## Make sure Chromium is installed for the browser tests
@@ -63,4 +69,4 @@ browser: ## Make sure Chromium is installed for the browser tests
 	fi
 
 clean: ## Remove the built site and the virtual environment
-	rm -rf site $(VENV)
+	rm -rf site $(VENV) node_modules

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from blog_pages import post_pages
 from markupsafe import escape
 from mkdocs.plugins import event_priority
 
@@ -38,10 +39,8 @@ def escape_meta(meta: dict[str, Any]) -> None:
 
 @event_priority(-100)  # after the blog plugin has turned post files into pages
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    for file in files.documentation_pages():
-        page = file.page
-        if page is not None and isinstance(getattr(page, "meta", None), dict):
-            escape_meta(page.meta)
+    for page in post_pages(files):
+        escape_meta(page.meta)
     return files
 
 

@@ -114,7 +114,7 @@ def _to_datetime(value: Any) -> Any:
     )
 
 
-def _to_dates(value: Any) -> Any:
+def to_dates(value: Any) -> Any:
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"created", "updated"})
         if unknown:
@@ -184,7 +184,7 @@ class FrontMatter(BaseModel):
 
     title: str = Field(description="The post's title (the body has no '# ' heading of its own).")
     slug: str = Field(description="Lowercase words joined by hyphens; the URL is /blog/YYYY/MM/DD/<slug>/.")
-    date: Annotated[PostDates, BeforeValidator(_to_dates), WithJsonSchema(DATE_JSON_SCHEMA)] = Field(
+    date: Annotated[PostDates, BeforeValidator(to_dates), WithJsonSchema(DATE_JSON_SCHEMA)] = Field(
         description="ISO date (2026-05-11), or a mapping {created: ..., updated: ...}."
     )
     description: str = Field(

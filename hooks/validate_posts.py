@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import post_rules
+from blog_pages import is_post
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
 
 @event_priority(100)
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
-    prefix = post_rules.POSTS_DIR + "/"
-    posts = sorted(f.src_uri for f in files if f.src_uri.startswith(prefix) and f.src_uri.endswith(".md"))
+    posts = sorted(f.src_uri for f in files if is_post(f.src_uri))
     _, problems = post_rules.check_all(Path(config.docs_dir), posts)
     if problems:
         raise PluginError(post_rules.format_problems(problems))

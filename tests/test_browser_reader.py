@@ -1,0 +1,170 @@
+"""Math, diagrams, identifier search, interactive figures and accessibility, in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+from browser import chromium, new_page, serve
+from playwright.sync_api import Browser, Page, expect
+from reader_fixtures import write_reader_posts
+from support import ROOT, Site, make_site
+
+pytestmark = pytest.mark.browser
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+POST = "/blog/2025/08/07/compilers-one/"
+
+
+@pytest.fixture(scope="module")
+def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    site = make_site(tmp_path_factory.mktemp("reader-browser") / "src")
+    write_reader_posts(site)
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def base_url(reader_site: Site) -> Iterator[str]:
+    with serve(reader_site.site_dir) as url:
+        yield url
+
+
+def scheme(page: Page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def switch_to(page: Page, wanted: str) -> None:
+    for _ in range(3):
+        if scheme(page) == wanted:
+            return
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+    assert scheme(page) == wanted
+
+
+def test_math_and_diagram_render_in_both_palettes_and_after_instant_navigation(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme="light")
+    page.goto(base_url + "/blog/")
+    # Instant navigation: the post is fetched and swapped in without a full page load.
+    page.get_by_role("link", name="Compilers, part one").first.click()
+    page.wait_for_url(re.compile(re.escape(POST) + "$"))
+    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    expect(page.locator(".arithmatex .katex").first).to_be_visible(timeout=15_000)
+    assert page.locator("div.arithmatex .katex-display").count() == 1
+    assert page.locator("span.arithmatex .katex").count() == 2
+    diagram = page.locator("pre.mermaid-diagram svg")
+    expect(diagram).to_be_visible(timeout=20_000)
+    expect(page.locator("pre.mermaid-diagram")).to_have_attribute("data-diagram-theme", "default")
+    assert "EngineCore" in (diagram.text_content() or "")
+
+    switch_to(page, "slate")
+    expect(page.locator("pre.mermaid-diagram")).to_have_attribute("data-diagram-theme", "dark", timeout=15_000)
+    expect(page.locator("pre.mermaid-diagram svg")).to_be_visible()
+    expect(page.locator(".arithmatex .katex").first).to_be_visible()
+    assert rec.external == [] and rec.errors == []
+
+
+def test_math_loads_nothing_on_pages_without_math(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base_url + "/blog/2025/05/11/ddp-buckets/")
+    page.wait_for_load_state("networkidle")
+    assert not [u for u in requested if "/assets/vendor/" in u]
+    assert rec.external == [] and rec.errors == []
+
+
+@pytest.mark.parametrize(("query", "slug"), [
+    ("bucket_cap_mb", "ddp-buckets"),
+    ("mark_variable_ready", "ddp-buckets"),
+    ("Reducer::mark_variable_ready", "ddp-buckets"),
+    ("torch._inductor.scheduler", "inductor-scheduler"),
+    ("tcgen05.mma", "blackwell-mma"),
+    ("tcgen05", "blackwell-mma"),
+    ("q_norm", "qwen3-attention"),
+    ("online softmax", "compilers-one"),
+])
+def test_search_finds_code_identifiers(browser: Browser, base_url: str, query: str, slug: str) -> None:
+    page, rec = new_page(browser, base_url)
+    page.goto(base_url + "/blog/")
+    page.keyboard.press("/")
+    expect(page.locator("input.md-search__input")).to_be_focused()
+    page.keyboard.type(query, delay=30)
+    first = page.locator(".md-search-result__item > .md-search-result__link").first
+    expect(first).to_have_attribute("href", re.compile(re.escape(slug) + r"/(\?h=[^#]*)?(#.*)?$"), timeout=10_000)
+    assert rec.errors == []
+
+
+def test_interactive_figure_responds_to_clicks_and_keys(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url)
+    page.goto(base_url + POST)
+    fig = page.locator('figure.ifig[data-ifig="roofline"]')
+    expect(fig).to_have_class(re.compile(r"\bifig--live\b"))
+    expect(fig.locator(".ifig-static")).to_be_hidden()
+    assert fig.get_attribute("data-intensity") == "64"
+    assert fig.get_attribute("data-bound") == "memory-bound"
+    assert fig.get_attribute("data-attainable") == "307.2"  # 4.8 TB/s x 64 FLOP/B
+    fig.get_by_role("button", name="Double the arithmetic intensity").click()
+    fig.get_by_role("button", name="Double the arithmetic intensity").click()
+    assert fig.get_attribute("data-intensity") == "256"
+    assert fig.get_attribute("data-bound") == "compute-bound"
+    assert fig.get_attribute("data-attainable") == "989.0"
+    expect(fig.locator(".ifig-readout")).to_contain_text("compute-bound")
+    # Keyboard: the slider moves with arrow keys.
+    fig.locator("input.ifig-range").focus()
+    page.keyboard.press("ArrowLeft")
+    assert fig.get_attribute("data-intensity") == "128"
+    assert rec.external == [] and rec.errors == []
+
+
+def test_interactive_figure_reinitialises_after_instant_navigation(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url)
+    page.goto(base_url + "/blog/")
+    page.get_by_role("link", name="Compilers, part one").first.click()
+    page.wait_for_url(re.compile(re.escape(POST) + "$"))
+    fig = page.locator('figure.ifig[data-ifig="roofline"]')
+    expect(fig).to_have_class(re.compile(r"\bifig--live\b"))
+    assert fig.locator(".ifig-controls").count() == 1
+    assert rec.errors == []
+
+
+def test_interactive_figure_degrades_to_a_static_figure_without_javascript(browser: Browser, base_url: str) -> None:
+    page, _ = new_page(browser, base_url, java_script_enabled=False)
+    page.goto(base_url + POST)
+    fig = page.locator('figure.ifig[data-ifig="roofline"]')
+    expect(fig.locator(".ifig-static table")).to_be_visible()
+    assert fig.locator(".ifig-controls").count() == 0
+
+
+def test_narrow_screen_has_no_horizontal_scroll(browser: Browser, base_url: str) -> None:
+    page, _ = new_page(browser, base_url, viewport={"width": 375, "height": 800})
+    page.goto(base_url + POST)
+    expect(page.locator('figure.ifig[data-ifig="roofline"]')).to_have_class(re.compile(r"\bifig--live\b"))
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375
+
+
+@pytest.mark.parametrize("palette", ["light", "dark"])
+@pytest.mark.parametrize("path", ["/blog/", POST, "/blog/category/torchcompile/", "/blog/archive/2025/",
+                                  "/blog/author/editors/"])
+def test_no_accessibility_violations(browser: Browser, base_url: str, path: str, palette: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme=palette)
+    page.goto(base_url + path)
+    if path == POST:
+        expect(page.locator("pre.mermaid-diagram svg")).to_be_visible(timeout=20_000)
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)")
+    violations = [
+        {"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]}
+        for v in json.loads(results)
+    ]
+    assert violations == [], json.dumps(violations, indent=1)
+    assert rec.external == []
