@@ -28,7 +28,8 @@ def write_fixture_posts(s: Site) -> None:
     for name, (title, slug, date, cats, desc) in FIXTURE_POSTS.items():
         body = (
             f"The opening of {title.lower()}.\n\n<!-- more -->\n\n## Details\n\n"
-            f"The word zanzibarquux appears only in {slug}.\n" if slug.startswith("tiles") else
+            f"The word zanzibarquux appears only in {slug}.\n\n```python\nprint('tiles')\n```\n"
+            if slug.startswith("tiles") else
             f"The opening of {title.lower()}.\n\n<!-- more -->\n\n## Details\n\nMore prose.\n"
         )
         s.write_post(name, post(title=title, slug=slug, date=date, categories=cats, description=desc, body=body))

@@ -39,6 +39,9 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
     page.wait_for_url(re.compile(r"/blog/2025/08/14/tiles-and-the-online-softmax/$"))
     expect(page.locator("h1")).to_have_text("Tiles and the online softmax")
 
+    # Code blocks get a copy button.
+    expect(page.locator("button.md-code__button[data-md-type=copy]").first).to_be_attached()
+
     # Post -> its category page.
     page.locator(".md-post__meta a[href$=\"category/kernel/\"]:visible").first.click()
     page.wait_for_url(re.compile(r"/blog/category/kernel/$"))
