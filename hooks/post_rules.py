@@ -208,6 +208,15 @@ class FrontMatter(BaseModel):
     readtime: StrictInt | None = Field(None, ge=1, description="Minutes; computed when omitted.")
     hide: list[Literal[HIDE_VALUES]] | None = None  # type: ignore[valid-type]
     search: dict[Literal["boost", "exclude"], float | bool] | None = None
+    # Understood by Material and the feed plugin; accepted so authors can use them.
+    template: str | None = Field(None, description="A template in overrides/ that extends post.html.")
+    icon: str | None = Field(None, description="Material icon shortcode, e.g. material/chip.")
+    subtitle: str | None = None
+    status: str | None = None
+    comments: StrictBool | None = None
+    rss: dict[Literal["feed_description"], str] | None = Field(
+        None, description="Per-post feed overrides: {feed_description: text}."
+    )
 
     @field_validator("title")
     @classmethod

@@ -27,7 +27,9 @@ def on_files(files: Files, *, config: MkDocsConfig) -> Files:
         if page.meta.get("series"):
             series.setdefault(page.meta["series"]["name"], []).append(page)
     for page in posts:
-        page.meta["template"] = "post.html"
+        # Material's default for posts is blog-post.html; ours extends it. An author's own choice stays.
+        if page.meta.get("template", "blog-post.html") == "blog-post.html":
+            page.meta["template"] = "post.html"
         info = page.meta.get("series")
         if info:
             members = sorted(series[info["name"]], key=lambda p: p.meta["series"]["part"])

@@ -89,6 +89,15 @@ def test_bad_post_fails_the_build_with_a_clear_message(site: Site, case: str) ->
     assert "Accepted" in output
 
 
+def test_keys_material_and_the_feed_plugin_understand_are_accepted(site: Site) -> None:
+    site.write_post("ok.md", post(extra="icon: material/chip\nsubtitle: A subtitle\ncomments: false\n"
+                                        "rss: {feed_description: Another summary for feed readers.}\n"
+                                        "hide: [toc]\nsearch: {boost: 2}\npin: true\nreadtime: 7\n"))
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    assert "7 min read" in text_of(site.html("blog/2025/03/04/a-fixture-post"))
+
+
 def test_bad_posts_fail_without_strict_too(site: Site) -> None:
     site.write_post("bad.md", post(categories=("Kernels",)))
     cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(site.root / "mkdocs.yml"), "-d", str(site.site_dir)]

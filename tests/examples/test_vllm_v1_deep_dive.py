@@ -1,0 +1,189 @@
+"""Tests for the companion code of the post "vLLM v1 Deep Dive"."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "vllm_v1_deep_dive"
+FIG_DIR = ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive"
+sys.path.insert(0, str(EX))
+sys.path.insert(0, str(EX.parent))
+
+
+def _load(name: str):
+    """Import an example under a post-specific module name, so that examples of other posts
+    with the same file names cannot shadow it."""
+    spec = importlib.util.spec_from_file_location(f"vllm_v1_deep_dive_{name}", EX / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while executing
+    spec.loader.exec_module(module)
+    return module
+
+
+sm = _load("sched_model")
+make_figures = _load("make_figures")
+
+
+def _run_script(name: str, timeout: float = 90.0) -> str:
+    proc = subprocess.run([sys.executable, str(EX / name)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT / "tests")  # any cwd must work
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def _schedules(records):
+    return [r.out.num_scheduled_tokens for r in records]
+
+
+def test_sched_model_script_asserts_and_prints_the_post_output():
+    out = _run_script("sched_model.py")
+    assert "step 3: A:1 decode, B:1 decode, C:4 prefill (+8 cached)  [6/16] | finished B" in out
+    assert "step 3: D:1 decode  [1/16] | preempted E | finished D" in out
+    assert "step 4: E:1 recompute (+8 cached)  [1/16] | finished E" in out
+    assert "step 2: A:1 decode  [1/16] | preempted B" in out  # scenario 3, gate off
+
+
+def test_packing_scenario_hand_computed():
+    s, arrivals = sm.scenario_packing()
+    rec = sm.run(s, arrivals)
+    # Step 1: A's 10-token prompt fits; B gets the remaining 6 of the 16-token budget.
+    # Step 2: A decodes 1, B's remaining 14 prompt tokens fit in 15.
+    # Step 3: C's first 8 tokens (two 4-token blocks shared with A) come from the cache.
+    assert _schedules(rec) == [{"A": 10, "B": 6}, {"A": 1, "B": 14},
+                               {"A": 1, "B": 1, "C": 4}, {"A": 1, "C": 1}]
+    assert rec[0].out.new_req_ids == ["A", "B"] and rec[2].out.new_req_ids == ["C"]
+    assert rec[1].out.prefill_req_ids == ["B"]
+    assert rec[2].block_tables["C"][:2] == rec[2].block_tables["A"][:2]
+
+
+def test_full_prefix_hit_still_recomputes_last_token():
+    kv = sm.KVCacheManager(num_blocks=16, block_size=4)
+    s = sm.Scheduler(kv, max_num_batched_tokens=16, max_num_seqs=4)
+    p = sm.prompt(7, 8)  # exactly two full blocks
+    rec = sm.run(s, {1: [sm.Request("X", p, 1, 4)], 3: [sm.Request("Y", list(p), 1, 4)]})
+    # Y's whole prompt is cached, but the hit is capped at num_tokens - 1 = 7 tokens,
+    # which rounds down to one block: the second block is computed again.
+    y_step = next(r for r in rec if "Y" in r.out.num_scheduled_tokens)
+    assert y_step.out.num_prefix_hit_tokens == {"Y": 4}
+    assert y_step.out.num_scheduled_tokens == {"Y": 4}
+
+
+def test_chunked_prefill_disabled_waits_for_room():
+    kv = sm.KVCacheManager(num_blocks=16, block_size=4)
+    s = sm.Scheduler(kv, max_num_batched_tokens=16, max_num_seqs=4, enable_chunked_prefill=False)
+    a = sm.Request("A", sm.prompt(1, 10), 3, 4)
+    b = sm.Request("B", sm.prompt(2, 14), 1, 4)
+    rec = sm.run(s, {1: [a, b]})
+    assert _schedules(rec)[:2] == [{"A": 10}, {"A": 1, "B": 14}]
+
+
+def test_long_prefill_token_threshold_caps_each_chunk():
+    kv = sm.KVCacheManager(num_blocks=16, block_size=4)
+    s = sm.Scheduler(kv, 16, 4, long_prefill_token_threshold=6)
+    rec = sm.run(s, {1: [sm.Request("A", sm.prompt(1, 10), 1, 4),
+                         sm.Request("B", sm.prompt(2, 10), 1, 4)]})
+    assert _schedules(rec) == [{"A": 6, "B": 6}, {"A": 4, "B": 4}]
+
+
+def test_long_prefill_threshold_is_off_for_a_single_eligible_request():
+    kv = sm.KVCacheManager(num_blocks=16, block_size=4)
+    s = sm.Scheduler(kv, 16, 4, long_prefill_token_threshold=6)
+    rec = sm.run(s, {1: [sm.Request("A", sm.prompt(1, 10), 1, 4)]})
+    assert _schedules(rec) == [{"A": 10}]  # nobody to starve: the whole prompt at once
+
+
+def test_full_prompt_admission_gate():
+    s, arrivals = sm.scenario_admission_gate(reserve_full_isl=True)
+    rec = sm.run(s, arrivals)
+    # B's 20-token prompt needs 5 blocks; after A's 3, only 4 of 7 are free: B waits.
+    assert _schedules(rec)[:4] == [{"A": 12}, {"A": 1}, {"A": 1}, {"B": 16}]
+    assert not any(r.out.preempted_req_ids for r in rec)
+    s, arrivals = sm.scenario_admission_gate(reserve_full_isl=False)
+    rec = sm.run(s, arrivals)
+    # Without the gate B's first 4-token chunk is admitted, then B is preempted.
+    assert _schedules(rec)[:2] == [{"A": 12, "B": 4}, {"A": 1}]
+    assert rec[1].out.preempted_req_ids == ["B"]
+    assert rec[3].out.resumed_req_ids == ["B"] and rec[3].out.num_prefix_hit_tokens == {"B": 4}
+
+
+def test_prefix_caching_off_means_no_hits():
+    s, arrivals = sm.scenario_packing()
+    s.kv = sm.KVCacheManager(num_blocks=16, block_size=4, enable_caching=False)
+    rec = sm.run(s, arrivals)
+    assert all(not any(r.out.num_prefix_hit_tokens.values()) for r in rec)
+    assert rec[2].out.num_scheduled_tokens == {"A": 1, "B": 1, "C": 12}
+
+
+def test_preemption_frees_and_resumes_from_cache():
+    s, arrivals = sm.scenario_preemption()
+    rec = sm.run(s, arrivals)
+    assert rec[2].out.preempted_req_ids == ["E"] and "E" not in rec[2].out.num_scheduled_tokens
+    assert rec[3].out.resumed_req_ids == ["E"]
+    assert rec[3].out.num_prefix_hit_tokens == {"E": 8}
+
+
+def test_hash_chain_depends_on_the_whole_prefix():
+    block = [1, 2, 3, 4]
+    h_first = sm.hash_block_tokens(None, block)
+    h_second = sm.hash_block_tokens(h_first, block)
+    assert h_first != h_second  # same tokens, different prefix -> different key
+    hashes: list[bytes] = []
+    sm.extend_block_hashes(hashes, block + block + [9, 9], 4)
+    assert hashes == [h_first, h_second]  # the partial tail block is not hashed
+
+
+def test_free_queue_order_lifo_for_uncached_lru_for_cached():
+    pool = sm.BlockPool(6)
+    a, b, c = pool.get_new_blocks(3)  # ids 1, 2, 3
+    a.block_hash, b.block_hash = b"ha", b"hb"
+    pool.cached.update({b"ha": a, b"hb": b})
+    pool.free_blocks([c, b, a])  # tail first, as KVCacheManager.free passes them
+    assert pool.free_queue.ids() == [3, 4, 5, 2, 1]
+    (nxt,) = pool.get_new_blocks(1)
+    assert nxt.block_id == 3
+
+
+def test_proc_split_end_to_end():
+    out = _run_script("proc_split.py")
+    assert re.search(r"EngineCore ready: num_blocks=64, max_num_batched_tokens=32", out)
+    assert out.count("(length)") == 4
+    assert "stream s0: 8 deltas" in out
+    assert "front end raised EngineDeadError" in out
+    assert out.strip().endswith("all outputs match the in-process reference")
+
+
+@pytest.mark.parametrize("name", sorted(make_figures.FIGURES))
+def test_committed_figures_are_regenerated(name):
+    assert (FIG_DIR / name).read_text() == make_figures.FIGURES[name]()
+
+
+@pytest.mark.parametrize("name", ["map.svg", "scheduler-steps.svg", "tokens-per-step.svg"])
+def test_svg_conventions(name):
+    svg = (FIG_DIR / name).read_text()
+    assert svg.startswith("<svg class=\"fig-svg") and "viewBox=" in svg
+    assert "<title id=\"vllm-v1-deep-dive-" in svg and "<desc id=\"vllm-v1-deep-dive-" in svg
+    assert "\n\n" not in svg
+    for ident in re.findall(r'id="([^"]+)"', svg):
+        assert ident.startswith("vllm-v1-deep-dive-")
+    assert not re.search(r'(fill|stroke)="#', svg)
+
+
+def test_ipc_cost_measures_something():
+    # A subprocess, because the spawned echo child must import the module by its file name.
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import ipc_cost; "
+            "print(json.dumps(ipc_cost.measure((1, 16), iters=20)))")
+    proc = subprocess.run([sys.executable, "-c", code, str(EX)], capture_output=True,
+                          text=True, timeout=90)
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [r["batch"] for r in rows] == [1, 16]
+    assert all(r["process_us"] > 0 and r["thread_us"] > 0 and r["pickle_us"] > 0 for r in rows)
+    assert rows[1]["bytes"] > rows[0]["bytes"]
