@@ -174,11 +174,13 @@ _IgnoreTags.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, su
 
 
 def test_post_page_has_permalinks_toc_and_code_blocks_ready_for_copy(site: Site) -> None:
-    body = "Opening.\n\n<!-- more -->\n\n## First section\n\nText.\n\n```python\nprint('hi')\n```\n\n## Second\n\nMore.\n"
+    body = ("Opening.\n\n<!-- more -->\n\n## First section\n\nText.\n\n"
+            "```python\nprint('hi')\n```\n\n## Second\n\nMore.\n")
     site.write_post("p.md", post(body=body))
     assert site.build().returncode == 0
     page = site.html("blog/2025/03/04/a-fixture-post")
     assert '<a class="headerlink" href="#first-section" title="Permanent link">' in page
-    toc = re.search(r'<nav class="md-nav md-nav--secondary" aria-label="Table of contents">(.*?)</nav>', page, re.DOTALL)
+    toc_nav = r'<nav class="md-nav md-nav--secondary" aria-label="Table of contents">(.*?)</nav>'
+    toc = re.search(toc_nav, page, re.DOTALL)
     assert toc and "First section" in toc.group(1) and "Second" in toc.group(1)
     assert '"content.code.copy"' in page  # Material adds the copy button to every code block at runtime
