@@ -190,6 +190,8 @@ def test_series_box_and_related_posts(reader_site: Site) -> None:
     assert "Part 2 of 2" in text_of(two)
     assert '<strong aria-current="page">Compilers, part two</strong>' in two
     assert "series-box" not in reader_site.html("blog/2025/05/11/ddp-buckets")
+    # The box sits under the post's title, before its text.
+    assert one.index("<h1>Compilers, part one</h1>") < one.index('class="series-box') < one.index("online softmax")
 
 
 def test_math_and_diagram_assets_are_served_by_the_site(reader_site: Site) -> None:
@@ -210,3 +212,13 @@ def test_missing_node_modules_is_a_clear_error(tmp_path) -> None:
     result = site.build()
     assert result.returncode != 0 and "Traceback" not in result.stderr
     assert "run `make build` (or `npm ci`)" in result.stderr
+
+
+def test_a_series_with_one_published_part_says_more_are_coming(tmp_path) -> None:
+    from support import post
+
+    site = make_site(tmp_path / "src")
+    site.write_post("only.md", post(extra="series: {name: Solo, part: 1}\n"))
+    assert site.build().returncode == 0
+    box = re.search(r'<aside class="series-box.*?</aside>', site.html("blog/2025/03/04/a-fixture-post"), re.DOTALL)
+    assert "Part 1 of the series “Solo”; later parts will be listed here" in text_of(box.group(0))

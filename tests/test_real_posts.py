@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, new_page, serve
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, expect
 from support import ROOT, Site, make_site
 
 sys.path.insert(0, str(ROOT / "hooks"))
@@ -78,11 +78,13 @@ def browser() -> Iterator[Browser]:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("palette", ["light", "dark"])
+@pytest.mark.parametrize(("palette", "width"), [("light", 1280), ("dark", 1280), ("light", 375)],
+                         ids=["light", "dark", "phone"])
 @pytest.mark.parametrize("path", POSTS, ids=[p.stem for p in POSTS])
-def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, path: Path, palette: str) -> None:
+def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, path: Path, palette: str,
+                                             width: int) -> None:
     with serve(real_site.site_dir) as base:
-        page, rec = new_page(browser, base, color_scheme=palette)
+        page, rec = new_page(browser, base, color_scheme=palette, viewport={"width": width, "height": 900})
         page.goto(f"{base}/{post_url(path)}")
         page.wait_for_load_state("networkidle")
         # Math and diagrams, where the post has them, have been rendered.
@@ -95,3 +97,57 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
         violations = [{"id": v["id"], "nodes": [n["target"] for n in v["nodes"]][:5]} for v in results]
         assert violations == [], json.dumps(violations, indent=1)
         assert rec.external == [] and rec.errors == []
+
+
+# Each interactive figure of a real post: (post file, figure name, button to press, attribute, before, after)
+FIGURE_STEPS = [
+    ("flashattention-to-flashattention-2.md", "online-softmax", "Next step", "data-step", "0", "1"),
+    ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("name", "figure", "button", "attr", "before", "after"), FIGURE_STEPS,
+                         ids=[f[1] for f in FIGURE_STEPS])
+def test_real_interactive_figures_respond(real_site: Site, browser: Browser, name: str, figure: str,
+                                          button: str, attr: str, before: str, after: str) -> None:
+    path = ROOT / "docs" / "blog" / "posts" / name
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base, viewport={"width": 375, "height": 800})
+        page.goto(f"{base}/{post_url(path)}")
+        root = page.locator(f'figure.ifig[data-ifig="{figure}"]')
+        root.wait_for()
+        assert root.get_attribute(attr) == before
+        root.get_by_role("button", name=button, exact=True).click()
+        assert root.get_attribute(attr) == after
+        # The figure fits a phone screen without making the page scroll sideways.
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        assert rec.external == [] and rec.errors == []
+
+
+# Identifiers each post explains: typing one into the search box puts that post first.
+POST_IDENTIFIERS = [
+    ("flashattention-to-flashattention-2.md", "softmax_rescale_o"),
+    ("flashattention-to-flashattention-2.md", "num_splits_heuristic"),
+    ("pytorch-ddp-deep-dive.md", "bucket_cap_mb"),
+    ("pytorch-ddp-deep-dive.md", "Reducer::mark_variable_ready"),
+    ("pytorch-ddp-deep-dive.md", "optimize_ddp"),
+    ("vllm-v1-deep-dive.md", "EngineCoreProc"),
+    ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
+    ("torch-compile-101.md", "min_cut_rematerialization_partition"),
+    ("torch-compile-101.md", "recompile_limit"),
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("name", "query"), POST_IDENTIFIERS, ids=[q for _, q in POST_IDENTIFIERS])
+def test_search_finds_each_post_by_its_identifiers(real_site: Site, browser: Browser, name: str, query: str) -> None:
+    slug = post_url(ROOT / "docs" / "blog" / "posts" / name).rstrip("/").rsplit("/", 1)[-1]
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base)
+        page.goto(f"{base}/blog/")
+        page.keyboard.press("/")
+        page.keyboard.type(query, delay=20)
+        first = page.locator(".md-search-result__item > .md-search-result__link").first
+        expect(first).to_have_attribute("href", re.compile(rf"/{re.escape(slug)}/(\?h=[^#]*)?(#.*)?$"), timeout=10_000)
+        assert rec.errors == []

@@ -1,8 +1,8 @@
 /* Accessibility fixes for markup Material adds in the browser (build-time ones are in
    hooks/label_landmarks.py): the copy-button bar of every code block is a <nav>, so a page with
    many code blocks has many unnamed navigation landmarks. They are not page regions: remove the
-   landmark role (the copy button inside keeps its own name). Wide tables scroll inside a wrapper
-   that keyboard users could not reach. */
+   landmark role (the copy button inside keeps its own name). Wide tables, equations and figures
+   scroll sideways inside boxes that keyboard users could not reach. */
 (function () {
   "use strict";
   function label(root) {
@@ -10,14 +10,21 @@
       nav.setAttribute("role", "none");
     });
     // A wide table scrolls sideways inside its wrapper; keyboard users must be able to reach it.
-    root.querySelectorAll(".md-typeset__scrollwrap:not([tabindex])").forEach((wrap) => {
-      if (wrap.scrollWidth > wrap.clientWidth) {
-        wrap.setAttribute("tabindex", "0");
-        wrap.setAttribute("role", "region");
-        wrap.setAttribute("aria-label", "Table (scrolls sideways)");
-      }
+    // Anything in the article that scrolls sideways (wide tables, long equations, wide figures on a
+    // phone) must be reachable by keyboard. Regions need distinct names, so number them.
+    let n = 0;
+    root.querySelectorAll("article div").forEach((box) => {
+      const overflow = getComputedStyle(box).overflowX;
+      if ((overflow !== "auto" && overflow !== "scroll") || box.scrollWidth <= box.clientWidth + 1) return;
+      n += 1;
+      if (box.hasAttribute("tabindex")) return;
+      const what = box.classList.contains("arithmatex") ? "Equation" : box.querySelector("table") ? "Table" : "Figure";
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", what + " " + n + " (scrolls sideways)");
     });
   }
   new MutationObserver(() => label(document)).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", () => label(document));
   label(document);
 })();

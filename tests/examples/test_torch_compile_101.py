@@ -1,0 +1,247 @@
+"""Tests for the companion code of the post "Torch.compile 101" (examples/torch_compile_101/).
+
+The stage capture and the quick benchmark run as scripts in subprocesses (they must set
+TORCH_TRACE / TORCHINDUCTOR_CACHE_DIR before torch is imported); the Dynamo experiments run
+in-process with a counting backend (no Inductor compile). The committed artifacts beside the
+post are checked against a fresh capture: exactly where the text is deterministic (graphs,
+bytecode), structurally where it depends on the machine (the C++ kernel, the IR, the guards).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "torch_compile_101"
+POST_DIR = ROOT / "docs" / "blog" / "posts" / "torch-compile-101"
+JS = ROOT / "docs" / "javascripts" / "ifig" / "compile-stages.js"
+sys.path.insert(0, str(EX))
+
+import benchmark  # noqa: E402  (imports no torch at module level)
+import stages  # noqa: E402
+
+# Artifacts whose text is identical on every run once paths and ids are normalised.
+EXACT = (
+    "source", "bytecode", "dynamo_graph", "aot_joint_graph", "aot_forward_graph",
+    "aot_backward_graph", "post_grad_forward", "post_grad_backward", "transformed_bytecode",
+    "wrapper_call_forward",
+)
+
+
+def _run(script: str, *args: str, cwd: Path, timeout: int) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, str(EX / script), *args], cwd=cwd, text=True,
+                          capture_output=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A fresh capture of every stage (one cold forward + backward compile, ~20 s)."""
+    out = tmp_path_factory.mktemp("stages")
+    proc = _run("stages.py", "--out", str(out), cwd=out, timeout=300)
+    return out, proc.stdout
+
+
+def _read(folder: Path, name: str) -> str:
+    return (folder / "stages" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+def test_capture_writes_the_committed_set_of_files(fresh):
+    out, stdout = fresh
+    names = sorted(p.name for p in (out / "stages").iterdir())
+    assert names == sorted(p.name for p in (POST_DIR / "stages").iterdir())
+    assert "first call" in stdout and "structured trace events" in stdout
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_deterministic_stages_match_the_committed_text(fresh, name):
+    assert _read(fresh[0], name) == _read(POST_DIR, name)
+
+
+def test_forward_kernel_is_one_fused_cpp_kernel(fresh):
+    for folder in (fresh[0], POST_DIR):
+        code = _read(folder, "output_code_forward")
+        assert re.findall(r"^(cpp_fused_\w+) = async_compile\.cpp_pybinding", code, re.M) == [
+            "cpp_fused_add_mean_mul_pow_rsqrt_0"]
+        kernel = _read(folder, "kernel_forward")
+        assert kernel.startswith("#include <torch/csrc/inductor/cpp_prefix.h>")
+        assert "#pragma omp parallel" in kernel and "at::vec::Vectorized<float>" in kernel
+        back = _read(folder, "output_code_backward")
+        assert len(re.findall(r"^cpp_fused_\w+ = ", back, re.M)) == 1
+    # The Python wrapper's call() is machine-independent: compare it exactly.
+    def call_body(text):
+        return text[text.index("    def call(self, args):"):text.index("runner = Runner(")]
+    for name in ("output_code_forward", "output_code_backward"):
+        assert call_body(_read(fresh[0], name)) == call_body(_read(POST_DIR, name))
+
+
+def test_partitioner_saves_rsqrt_and_recomputes_the_product():
+    fw = _read(POST_DIR, "aot_forward_graph")
+    bw = _read(POST_DIR, "aot_backward_graph")
+    assert "return (mul_1, primals_1, primals_2, rsqrt)" in fw
+    assert 'rsqrt: "f32[64, 1]' in bw and "tangents_1" in bw
+    # x * rsqrt is recomputed in the backward instead of being saved by the forward
+    assert "torch.ops.aten.mul.Tensor(primals_1, rsqrt)" in bw
+    joint = _read(POST_DIR, "aot_joint_graph")
+    assert "def forward(self, primals, tangents)" in joint
+
+
+def test_inductor_ir_and_fusion(fresh):
+    for folder in (fresh[0], POST_DIR):
+        pre = _read(folder, "ir_pre_fusion_forward")
+        assert re.findall(r"^(op\d+): SchedulerNode", pre, re.M) == ["op0", "op1", "op2"]
+        assert "ops.reduction(torch.float32, torch.float32, 'sum', mul)" in pre
+        post = _read(folder, "ir_post_fusion_forward")
+        assert "op0_op1_op2: OuterLoopFusedSchedulerNode" in post
+
+
+def test_guards_and_trace(fresh):
+    guards = _read(POST_DIR, "guards")
+    for needle in ("RootGuardManager", "GLOBAL_STATE", "TENSOR_MATCH: check_tensor(L['x']",
+                   "TENSOR_MATCH: check_tensor(L['weight']", "NO_TENSOR_ALIASING",
+                   "ID_MATCH: ___check_obj_id(G['torch'].rsqrt, <id>)"):
+        assert needle in guards
+    run = json.loads((fresh[0] / "stages-run.json").read_text())
+    events = run["trace_events"]
+    for kind in ("dynamo_start", "dynamo_output_graph", "aot_joint_graph", "aot_forward_graph",
+                 "aot_backward_graph", "dynamo_cpp_guards_str", "compilation_metrics"):
+        assert events.get(kind) == 1, kind
+    assert events["inductor_output_code"] == 2 and events["artifact:fx_graph_cache_miss"] == 2
+    t = run["timings_s"]
+    assert t["first_forward_s"] > t["steady_forward_s"] >= t["steady_forward_min_s"] > 0
+    assert t["steady_forward_backward_s"] >= t["steady_forward_backward_min_s"] > 0
+
+
+def test_forward_kernel_fell_back_from_outer_loop_fusion_but_backward_did_not():
+    """The scheduler outer-loop-fused all three forward nodes, but codegen fell back to three
+    loop nests (op1's row loop is vectorised with step 16, the others' with step 1); the
+    backward's op1_op2 kept one row loop holding both inner loops."""
+    fw = _read(POST_DIR, "kernel_forward")
+    assert fw.count("#pragma omp for") == 2 and fw.count("#pragma omp single") == 1
+    assert "x0+=static_cast<int64_t>(16L)" in fw  # the rsqrt loop over 64 rows, 16 lanes
+    bw = _read(POST_DIR, "kernel_backward")
+    assert bw.count("#pragma omp for") == 2
+    body = bw.split("#pragma omp for")[2]  # the row loop: a reduction, then a pointwise loop
+    assert body.count("for(int64_t x1=") == 2 and "out_ptr1[static_cast<int64_t>(x0)]" in body
+    assert "op1_op2: OuterLoopFusedSchedulerNode" in _read(POST_DIR, "ir_post_fusion_backward")
+    # The forward wrapper frees nothing it returns; the backward wrapper drops its inputs.
+    assert "del primals_2" not in _read(POST_DIR, "wrapper_call_forward")
+    assert "        del primals_2\n" in _read(POST_DIR, "output_code_backward")
+
+
+def _committed_result() -> dict:
+    names = [p.stem for p in (POST_DIR / "stages").glob("*.txt")]
+    return {"torch": "2.13.0+cpu", "python": "3.11.7",
+            "stages": {n: _read(POST_DIR, n) for n in names}}
+
+
+def test_explorer_data_is_derived_from_the_committed_artifacts():
+    committed = json.loads((POST_DIR / "stages.json").read_text(encoding="utf-8"))
+    derived = stages.explorer_data(_committed_result())
+    assert committed["stages"] == derived["stages"]
+    assert [s["id"] for s in committed["stages"]] == [e[0] for e in stages.EXPLORER]
+    for s in committed["stages"]:
+        assert s["link"].startswith(
+            ("https://github.com/pytorch/pytorch/blob/v2.13.0/", "examples/"))
+
+
+def test_explorer_fallback_html_regenerates_and_has_no_blank_lines():
+    committed = json.loads((POST_DIR / "stages.json").read_text(encoding="utf-8"))
+    html = (POST_DIR / "stages-explorer.html").read_text(encoding="utf-8")
+    assert html == stages.render_fallback_html(committed)
+    assert "\n\n" not in html
+    ids = re.findall(r'<section class="ifig-stage" data-stage="([a-z_]+)"', html)
+    assert ids == [s["id"] for s in committed["stages"]]
+    js = JS.read_text(encoding="utf-8")
+    assert 'IFIG.register("compile-stages", init)' in js
+    for attr in ("data-stage", "data-stage-index", "data-stage-count", "data-ifig-ready"):
+        assert attr in js
+    # Contrast: no Material .md-button (white on the accent colour on hover, indigo on slate in
+    # the dark palette); colours come from the theme's link and background variables.
+    assert '"md-button' not in js and "md-button--primary" not in js
+    assert "var(--md-typeset-a-color)" in js and "var(--md-default-bg-color)" in js
+
+
+POST = ROOT / "docs" / "blog" / "posts" / "torch-compile-101.md"
+
+
+def test_post_includes_the_explorer_svgs_and_tables():
+    post = POST.read_text(encoding="utf-8")
+    assert '<figure class="ifig" data-ifig="compile-stages"' in post
+    assert '--8<-- "docs/blog/posts/torch-compile-101/stages-explorer.html"' in post
+    for name in ("map.svg", "benchmark-time.svg", "benchmark-compile.svg",
+                 "benchmark-table.txt", "first-compile-table.txt"):
+        assert f'--8<-- "docs/blog/posts/torch-compile-101/{name}"' in post
+
+
+def test_benchmark_tables_regenerate_from_the_committed_json():
+    data = json.loads(benchmark.RESULTS.read_text(encoding="utf-8"))
+    tables = benchmark.make_tables(data)
+    assert sorted(tables) == ["benchmark-table.txt", "first-compile-table.txt"]
+    for name, text in tables.items():
+        assert (POST_DIR / name).read_text(encoding="utf-8") == text, name
+
+
+def test_speedups_quoted_in_the_prose_match_the_committed_json():
+    """Every "N.NN×" in the post is a median or minimum speed-up of benchmark.json."""
+    data = json.loads(benchmark.RESULTS.read_text(encoding="utf-8"))
+    known = set()
+    for c in data["cases"]:
+        known.add(f"{c['eager_us'] / c['compiled_us']:.2f}")
+        known.add(f"{c['eager_min_us'] / c['compiled_min_us']:.2f}")
+    quoted = re.findall(r"(\d+\.\d\d)×", POST.read_text(encoding="utf-8"))
+    assert quoted and set(quoted) <= known, (sorted(set(quoted) - known), sorted(known))
+
+
+@pytest.mark.parametrize("name", ["map.svg", "benchmark-time.svg", "benchmark-compile.svg"])
+def test_svgs_follow_the_figure_rules(name):
+    text = (POST_DIR / name).read_text(encoding="utf-8")
+    assert "\n\n" not in text and text.endswith("\n")
+    root = ET.fromstring(text)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.get("viewBox") and "fig-svg" in root.get("class", "")
+    assert root.find(f"{ns}title") is not None and root.find(f"{ns}desc") is not None
+    ids = [el.get("id") for el in root.iter() if el.get("id")]
+    assert ids and all(i.startswith("torch-compile-101-") for i in ids)
+    assert not re.search(r"#[0-9a-fA-F]{3,6}\b", text.replace("url(#", ""))  # no fixed colours
+
+
+def test_benchmark_plots_regenerate_from_the_committed_json():
+    data = json.loads(benchmark.RESULTS.read_text(encoding="utf-8"))
+    for name, svg in benchmark.make_plots(data).items():
+        assert (POST_DIR / name).read_text(encoding="utf-8") == svg, name
+    assert [c["case"] for c in data["cases"]] == list(benchmark.CASES)
+    assert data["machine"]["num_threads"] == 2
+
+
+def test_quick_benchmark_runs_and_checks_itself(tmp_path):
+    proc = _run("benchmark.py", "--quick", "--out", str(tmp_path), cwd=tmp_path, timeout=300)
+    data = json.loads((tmp_path / "benchmark.json").read_text())
+    assert [c["case"] for c in data["cases"]] == list(benchmark.QUICK_CASES)
+    for c in data["cases"]:
+        assert c["eager_us"] > 0 and c["compiled_us"] > 0
+        assert c["compile_new_graph_s"] > c["compile_cache_hit_s"] > 0
+    assert data["first_compile_in_fresh_cache_s"] > 0
+    for name in ("benchmark-time.svg", "benchmark-compile.svg"):
+        ET.fromstring((tmp_path / name).read_text())
+    table = (tmp_path / "benchmark-table.txt").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| ")]
+    assert len(rows) == 2 + len(benchmark.QUICK_CASES) and "| tiny norm |" in table
+    assert not (tmp_path / "first-compile-table.txt").exists()  # --quick skips that experiment
+    assert "speed-up" in proc.stdout
+
+
+def test_dynamo_behaviour_counts():
+    import dynamo_behaviour
+
+    result = dynamo_behaviour.run_all()
+    dynamo_behaviour.check(result)  # every count the post states
+    assert result["recompilations"]["graphs_after"]["set_num_threads(1)"] == 6
