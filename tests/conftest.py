@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser import chromium
+from playwright.sync_api import Browser
+from reader_fixtures import write_reader_posts
 from support import Site, make_site, post
 
 
@@ -35,11 +39,28 @@ def write_fixture_posts(s: Site) -> None:
         s.write_post(name, post(title=title, slug=slug, date=date, categories=cats, description=desc, body=body))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def built_fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """A site with three fixture posts, built once per module."""
+    """A site with three fixture posts, built once per test run."""
     s = make_site(tmp_path_factory.mktemp("fixture") / "src")
     write_fixture_posts(s)
     result = s.build()
     assert result.returncode == 0, result.stderr
     return s
+
+
+@pytest.fixture(scope="session")
+def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """A site with the reader-feature fixture posts (tests/reader_fixtures.py), built once."""
+    site = make_site(tmp_path_factory.mktemp("reader") / "src")
+    write_reader_posts(site)
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the whole run; each test opens its own context."""
+    with chromium() as b:
+        yield b

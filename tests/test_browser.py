@@ -6,17 +6,11 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import chromium, new_page, serve
+from browser import new_page, serve
 from playwright.sync_api import Browser, expect
 from support import Site
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

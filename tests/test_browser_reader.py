@@ -7,29 +7,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import chromium, new_page, serve
+from browser import new_page, serve
 from playwright.sync_api import Browser, Page, expect
-from reader_fixtures import write_reader_posts
-from support import ROOT, Site, make_site
+from support import ROOT, Site
 
 pytestmark = pytest.mark.browser
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 POST = "/blog/2025/08/07/compilers-one/"
-
-
-@pytest.fixture(scope="module")
-def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    site = make_site(tmp_path_factory.mktemp("reader-browser") / "src")
-    write_reader_posts(site)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
-    return site
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -8,21 +8,11 @@ import re
 from html.parser import HTMLParser
 
 import feedparser
-import pytest
 from PIL import Image
-from reader_fixtures import IDENTIFIER_POSTS, write_reader_posts
+from reader_fixtures import IDENTIFIER_POSTS
 from support import Site, make_site, text_of
 
 SITE_URL = "https://ml-systems-deep-dives.github.io/"
-
-
-@pytest.fixture(scope="module")
-def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    site = make_site(tmp_path_factory.mktemp("reader") / "src")
-    write_reader_posts(site)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
-    return site
 
 
 def expected_posts() -> dict[str, tuple[str, dt.datetime, dt.datetime]]:

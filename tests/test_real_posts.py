@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import chromium, new_page, serve
+from browser import new_page, serve
 from playwright.sync_api import Browser, expect
 from support import ROOT, Site, make_site
 
@@ -69,12 +68,6 @@ def test_post_links_are_pinned_and_code_is_included_from_files(path: Path) -> No
     assert any(i.startswith("examples/") for i in includes), f"{path.name}: includes no companion code"
     for include in includes:
         assert (ROOT / include.split(":")[0]).is_file(), include
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.browser
