@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -39,24 +39,24 @@ def write_fixture_posts(s: Site) -> None:
         s.write_post(name, post(title=title, slug=slug, date=date, categories=cats, description=desc, body=body))
 
 
+def _built(tmp_path_factory: pytest.TempPathFactory, name: str, write: Callable[[Site], None]) -> Site:
+    site = make_site(tmp_path_factory.mktemp(name) / "src")
+    write(site)
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    return site
+
+
 @pytest.fixture(scope="session")
 def built_fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """A site with three fixture posts, built once per test run."""
-    s = make_site(tmp_path_factory.mktemp("fixture") / "src")
-    write_fixture_posts(s)
-    result = s.build()
-    assert result.returncode == 0, result.stderr
-    return s
+    return _built(tmp_path_factory, "fixture", write_fixture_posts)
 
 
 @pytest.fixture(scope="session")
 def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """A site with the reader-feature fixture posts (tests/reader_fixtures.py), built once."""
-    site = make_site(tmp_path_factory.mktemp("reader") / "src")
-    write_reader_posts(site)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
-    return site
+    return _built(tmp_path_factory, "reader", write_reader_posts)
 
 
 @pytest.fixture(scope="session")
