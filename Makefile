@@ -10,7 +10,7 @@ CHROMIUM ?= /usr/bin/chromium
 export NO_MKDOCS_2_WARNING := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test lint check-posts new-post schema deploy browser clean
+.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -41,18 +41,21 @@ test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, t
 	$(BIN)/ruff check hooks tests examples
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
+test-fast: $(BIN)/.test-deps ## The rules and the build wiring only, no browser or companion code (about a minute)
+	$(BIN)/python -m pytest -m "not slow" -q
+
 lint: $(BIN)/.test-deps ## Run ruff on hooks, tests and examples
 	$(BIN)/ruff check hooks tests examples
 
 check-posts: $(BIN)/.site-deps ## Check every post's front matter without building
-	$(BIN)/python hooks/post_rules.py check
+	$(BIN)/python hooks/post_cli.py check
 
 new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." CATEGORY="Kernel"
 	@test -n "$(TITLE)" || { echo 'usage: make new-post TITLE="My title" CATEGORY="Kernel"'; exit 2; }
-	$(BIN)/python hooks/post_rules.py new "$(TITLE)" --category "$(or $(CATEGORY),Machine Learning Performance)"
+	$(BIN)/python hooks/post_cli.py new "$(TITLE)" --category "$(or $(CATEGORY),Machine Learning Performance)"
 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
-	$(BIN)/python hooks/post_rules.py schema --write
+	$(BIN)/python hooks/post_cli.py schema --write
 
 deploy: $(BIN)/.site-deps node_modules/.installed ## Build strictly and publish to the gh-pages branch of origin
 	$(BIN)/mkdocs gh-deploy --strict

@@ -13,6 +13,7 @@ import re
 from html.parser import HTMLParser
 from typing import TYPE_CHECKING
 
+import posts
 from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
@@ -67,9 +68,9 @@ def minutes(html: str) -> int:
 
 @event_priority(50)  # before the blog plugin's own on_page_content
 def on_page_content(html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    post_config = getattr(page, "config", None)  # only the blog plugin's Post pages have one
-    if post_config is None or not hasattr(post_config, "readtime"):
+    post = posts.record(page)
+    if post is None or post.meta.readtime is not None:
         return html
-    if not page.meta.get("readtime"):
-        post_config.readtime = minutes(html)
+    # The blog plugin keeps a readtime that is already set on its Post page's config.
+    page.config.readtime = minutes(html)  # type: ignore[attr-defined]
     return html

@@ -3,50 +3,39 @@
 Material's social plugin fetches its fonts from Google Fonts while building; this site builds
 without a network. The cards are drawn with Pillow and the font Pillow itself ships (Aileron, from
 the PyPI wheel), so nothing is downloaded. Each post gets assets/cards/<slug>.png, every other page
-the site card; overrides/main.html points og:image and twitter:image at ``page.meta.card``.
+the site card; overrides/main.html points og:image and twitter:image at the context's ``card``.
+Titles are drawn as the plain text of the post's record.
 """
 
 from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mkdocs.plugins import event_priority
+import posts
 from PIL import Image, ImageDraw, ImageFont
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import Files
+    from mkdocs.structure.nav import Navigation
     from mkdocs.structure.pages import Page
+    from post_schema import Post
 
 SIZE = (1200, 630)
 BACKGROUND, FOREGROUND, MUTED, ACCENT = "#1a237e", "#ffffff", "#c5cae9", "#8c9eff"
 SITE_CARD = "assets/cards/site.png"
 
-_cards: dict[str, dict[str, str]] = {}  # card path -> what to draw; reset per build
+
+def card_of(post: Post | None) -> str:
+    """The card a page's link preview shows: the post's own, or the site's."""
+    return post.card if post is not None else SITE_CARD
 
 
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    _cards.clear()
-    _cards[SITE_CARD] = {"title": config.site_name, "line": "Code-level deep dives into ML systems performance"}
-    return config
-
-
-@event_priority(-100)
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    slug = page.meta.get("slug")
-    if slug and page.file.src_uri.startswith("blog/posts/"):
-        path = f"assets/cards/{slug}.png"
-        created = page.meta["date"]["created"]
-        categories = " · ".join(page.meta.get("categories", []))
-        # Titles were escaped for HTML by escape_front_matter; the card draws the plain text.
-        title = str(page.meta["title"].unescape()) if hasattr(page.meta["title"], "unescape") else page.meta["title"]
-        _cards[path] = {"title": title, "line": f"{created:%B} {created.day}, {created.year}  ·  {categories}"}
-    else:
-        path = SITE_CARD
-    page.meta["card"] = path
-    return markdown
+def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
+                    ) -> dict[str, Any]:
+    context["card"] = card_of(posts.record(page))
+    return context
 
 
 def draw(title: str, line: str, site_name: str) -> Image.Image:
@@ -71,8 +60,17 @@ def draw(title: str, line: str, site_name: str) -> Image.Image:
     return image
 
 
+def cards_for(published: list[Post], site_name: str) -> dict[str, tuple[str, str]]:
+    """Card path -> (title, byline) to draw, as plain text, for the site and each published post."""
+    cards = {SITE_CARD: (site_name, "Code-level deep dives into ML systems performance")}
+    for post in published:  # drafts get no card: their pages are not published
+        day = post.created
+        cards[post.card] = (post.title, f"{day:%B} {day.day}, {day.year}  ·  {' · '.join(post.meta.categories)}")
+    return cards
+
+
 def on_post_build(config: MkDocsConfig) -> None:
-    for path, what in _cards.items():
+    for path, (title, line) in cards_for(posts.published(), config.site_name).items():
         target = Path(config.site_dir) / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        draw(what["title"], what["line"], config.site_name).save(target, optimize=True)
+        draw(title, line, config.site_name).save(target, optimize=True)

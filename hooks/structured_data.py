@@ -1,60 +1,55 @@
 """Machine-readable page data: JSON-LD ``BlogPosting`` for each post, and robots.txt.
 
-The JSON-LD is serialised here (not in a template) so that every value is JSON-escaped, and ``<``
-is written as ``\\u003c`` so that no title can close the surrounding <script> element.
-overrides/main.html prints ``page.meta.jsonld`` inside <script type="application/ld+json">.
+The JSON-LD is built from the post's record (plain text, never HTML) and serialised here, not in a
+template, so every value is JSON-escaped; ``<``, ``>`` and ``&`` are written as ``\\u003c`` and
+friends so that no title can close the surrounding <script> element. overrides/main.html prints
+the context's ``jsonld`` inside <script type="application/ld+json">.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
+import posts
 from markupsafe import Markup
-from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import Files
+    from mkdocs.structure.nav import Navigation
     from mkdocs.structure.pages import Page
+    from post_schema import Post
 
 
-def _plain(value: object) -> str:
-    return str(value.unescape()) if isinstance(value, Markup) else str(value)
-
-
-def _authors(config: MkDocsConfig, ids: list[str]) -> list[dict[str, str]]:
-    import yaml
-
-    path = Path(config.docs_dir) / "blog" / ".authors.yml"
-    known = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("authors", {})
-    return [{"@type": "Person", "name": known.get(a, {}).get("name", a)} for a in ids]
-
-
-@event_priority(-100)  # after normalize_post_dates and social_cards have filled page.meta
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if not page.file.src_uri.startswith("blog/posts/") or "slug" not in page.meta:
-        return markdown
-    dates = page.meta["date"]
+def blog_posting(post: Post, config: MkDocsConfig) -> dict[str, Any]:
     site = config.site_url or ""
-    data = {
+    return {
         "@context": "https://schema.org",
         "@type": "BlogPosting",
-        "headline": _plain(page.meta["title"]),
-        "description": _plain(page.meta["description"]),
-        "datePublished": dates["created"].isoformat(),
-        "dateModified": dates["updated"].isoformat(),
-        "author": _authors(config, page.meta.get("authors", [])),
+        "headline": post.title,
+        "description": post.description,
+        "datePublished": post.created.isoformat(),
+        "dateModified": post.modified.isoformat(),
+        "author": [{"@type": "Person", "name": a.name} for a in post.authors],
         "publisher": {"@type": "Organization", "name": config.site_name},
-        "keywords": [*page.meta.get("categories", []), *map(_plain, page.meta.get("tags") or [])],
-        "mainEntityOfPage": urljoin(site, page.url),
-        "image": urljoin(site, page.meta.get("card", "")),
+        "keywords": post.keywords,
+        "mainEntityOfPage": urljoin(site, post.url),
+        "image": urljoin(site, post.card),
     }
-    text = json.dumps(data, ensure_ascii=False, indent=None, sort_keys=True)
-    page.meta["jsonld"] = Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-    return markdown
+
+
+def script_safe_json(data: dict[str, Any]) -> Markup:
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
+                    ) -> dict[str, Any]:
+    post = posts.record(page)
+    context["jsonld"] = script_safe_json(blog_posting(post, config)) if post is not None else None
+    return context
 
 
 def on_post_build(config: MkDocsConfig) -> None:

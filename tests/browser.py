@@ -8,6 +8,7 @@ that the page asked no other host for anything and logged no error.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -83,3 +84,36 @@ def new_page(browser: Browser, base: str, **context_args: object) -> tuple[Page,
     recorder = Recorder(base)
     page = recorder.attach(context.new_page())
     return page, recorder
+
+
+# --- what the tests do to a page, written once -------------------------------------------------
+
+AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_violations(page: Page) -> list[dict[str, object]]:
+    """axe-core's violations on the page as it is now: rule id, help and the first few nodes."""
+    page.add_script_tag(path=str(AXE))
+    results = json.loads(page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)"))
+    return [{"id": v["id"], "help": v["help"], "nodes": [n["target"] for n in v["nodes"]][:5]} for v in results]
+
+
+def scheme(page: Page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def switch_palette(page: Page, wanted: str) -> None:
+    """Click the palette toggle until the page shows `wanted` ('default' or 'slate')."""
+    for _ in range(3):
+        if scheme(page) == wanted:
+            return
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+    assert scheme(page) == wanted
+
+
+def search(page: Page, query: str) -> Locator:
+    """Open search with the keyboard shortcut, type the query key by key; the first result's link."""
+    page.keyboard.press("/")
+    expect(page.locator("input.md-search__input")).to_be_focused()
+    page.keyboard.type(query, delay=25)
+    return page.locator(".md-search-result__item > .md-search-result__link").first

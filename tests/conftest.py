@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -7,7 +8,20 @@ import pytest
 from browser import chromium
 from playwright.sync_api import Browser
 from reader_fixtures import write_reader_posts
-from support import Site, make_site, post
+from support import ROOT, Site, make_site, post
+
+# The post modules (post_schema, post_checks, posts) are imported by tests as the hooks import them.
+sys.path.insert(0, str(ROOT / "hooks"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Companion code (tests/examples/), browser tests and deploys are slow: `pytest -m "not slow"`
+    leaves the rules and the build wiring, a hook author's loop of about a minute."""
+    examples = ROOT / "tests" / "examples"
+    for item in items:
+        if examples in Path(str(item.fspath)).parents or item.get_closest_marker("browser") \
+                or item.module.__name__ == "test_deploy":
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -57,6 +71,16 @@ def built_fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
 def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """A site with the reader-feature fixture posts (tests/reader_fixtures.py), built once."""
     return _built(tmp_path_factory, "reader", write_reader_posts)
+
+
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The real site with its real posts, built strictly once per test run."""
+    site = make_site(tmp_path_factory.mktemp("real") / "src", keep_posts=True)
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr, result.stderr
+    return site
 
 
 @pytest.fixture(scope="session")

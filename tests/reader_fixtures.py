@@ -21,6 +21,10 @@ IDENTIFIER_POSTS = {
               "A bucket holds water, a scheduler plans a day, a norm is a rule, and ready means prepared."),
 }
 
+# Material boosts tags above everything (1e6): tagged with the identifiers' parts, the decoy would
+# outrank the posts that explain them, unless hooks/index_identifiers.py re-weighs the index.
+DECOY_TAGS = ("bucket", "mark", "ready", "norm", "mma")
+
 MATH_AND_DIAGRAM_BODY = r"""The online softmax keeps a running maximum $m_i$ and sum $\ell_i$.
 
 <!-- more -->
@@ -58,7 +62,8 @@ flowchart LR
 def write_reader_posts(site: Site) -> None:
     for slug, (title, date, text) in IDENTIFIER_POSTS.items():
         body = f"{text}\n\n<!-- more -->\n\n## Details\n\n{text}\n"
-        site.write_post(f"{slug}.md", post(title=title, slug=slug, date=date, body=body))
+        extra = f"tags: [{', '.join(DECOY_TAGS)}]\n" if slug == "decoy" else ""
+        site.write_post(f"{slug}.md", post(title=title, slug=slug, date=date, body=body, extra=extra))
     site.write_post("series-1.md", post(
         title="Compilers, part one", slug="compilers-one", date="2025-08-07", categories=("torch.compile",),
         description="The first part of a two-part fixture series, with math, a diagram and an interactive figure.",

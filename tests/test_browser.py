@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import new_page, serve
+from browser import new_page, scheme, search, serve, switch_palette
 from playwright.sync_api import Browser, expect
 from support import Site
 
@@ -33,8 +33,6 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
     page.wait_for_url(re.compile(r"/blog/2025/08/14/tiles-and-the-online-softmax/$"))
     expect(page.locator("h1")).to_have_text("Tiles and the online softmax")
 
-    # Code blocks get a copy button.
-    expect(page.locator("button.md-code__button[data-md-type=copy]").first).to_be_attached()
 
     # Post -> its category page.
     page.locator(".md-post__meta a[href$=\"category/kernel/\"]:visible").first.click()
@@ -49,21 +47,13 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
         "Tiles and the online softmax", "Buckets and the reducer"]
 
     # Search by a word that only appears in one post's body, typed with real key presses.
-    page.keyboard.press("/")
-    expect(page.locator("input.md-search__input")).to_be_focused()
-    page.keyboard.type("zanzibarquux", delay=40)
-    first = page.locator(".md-search-result__item").first
+    first = search(page, "zanzibarquux")
     expect(first).to_contain_text("Tiles and the online softmax", timeout=10_000)
     page.keyboard.press("Escape")
 
     # Palette: starts from the system setting (light here), the toggle switches to dark.
-    scheme = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
-    assert scheme == "default"
-    for _ in range(2):
-        page.locator("form[data-md-component=palette] label:visible").first.click()
-        if page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate":
-            break
-    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    assert scheme(page) == "default"
+    switch_palette(page, "slate")
 
     assert rec.external == []
     assert rec.errors == []
@@ -72,7 +62,7 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
 def test_dark_system_setting_is_followed(browser: Browser, base_url: str) -> None:
     page, rec = new_page(browser, base_url, color_scheme="dark")
     page.goto(base_url + "/blog/")
-    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    assert scheme(page) == "slate"
     assert rec.external == [] and rec.errors == []
 
 
@@ -82,3 +72,16 @@ def test_unknown_address_shows_the_404_page(browser: Browser, base_url: str) -> 
     page.goto(base_url + "/404.html")
     expect(page.locator("h1")).to_have_text("Page not found")
     assert rec.external == []
+
+
+def test_code_block_copy_button_copies_the_code(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, permissions=["clipboard-read", "clipboard-write"])
+    page.goto(base_url + "/blog/2025/08/14/tiles-and-the-online-softmax/")
+    block = page.locator("div.highlight").first
+    block.hover()
+    button = block.locator("button.md-code__button[data-md-type=copy]")
+    expect(button).to_be_visible()
+    expect(button).to_have_attribute("title", re.compile("Copy", re.IGNORECASE))
+    button.click()
+    assert page.evaluate("navigator.clipboard.readText()").strip() == "print('tiles')"
+    assert rec.errors == []

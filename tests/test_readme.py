@@ -20,7 +20,7 @@ def between(marker: str) -> str:
 def test_readme_example_messages_are_current(tmp_path) -> None:
     site = make_site(tmp_path / "src")
     site.write_post("example.md", between("example-post") + "\n")
-    result = subprocess.run([sys.executable, str(ROOT / "hooks" / "post_rules.py"), "check", str(site.docs)],
+    result = subprocess.run([sys.executable, str(ROOT / "hooks" / "post_cli.py"), "check", str(site.docs)],
                             capture_output=True, text=True)
     assert result.returncode == 1
     assert result.stderr.rstrip("\n") == between("example-output")

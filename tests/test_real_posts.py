@@ -4,36 +4,26 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
+import compute_readtime
 import pytest
-from browser import new_page, serve
+from browser import axe_violations, new_page, search, serve
 from playwright.sync_api import Browser, expect
-from support import ROOT, Site, make_site
+from post_checks import check_all
+from support import ROOT, Site
 
-sys.path.insert(0, str(ROOT / "hooks"))
-import compute_readtime  # noqa: E402
-import post_rules  # noqa: E402
+# Every test here reads the real site, built once per run (conftest's real_site).
+pytestmark = pytest.mark.slow
 
 POSTS = sorted(p for p in (ROOT / "docs" / "blog" / "posts").glob("*.md"))
 SECTIONS = ("What surprises people", "Try it yourself", "Versions", "References")
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-
-
-@pytest.fixture(scope="module")
-def real_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    site = make_site(tmp_path_factory.mktemp("real") / "src", keep_posts=True)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
-    return site
+_RECORDS, _PROBLEMS = check_all(ROOT / "docs")
 
 
 def post_url(path: Path) -> str:
-    _, problems = post_rules.check_all(ROOT / "docs", [f"blog/posts/{path.name}"])
-    assert not problems, problems
-    post, _ = post_rules.check_post(f"blog/posts/{path.name}", path.read_text(encoding="utf-8"), {"editors"})
-    return post.url
+    assert not _PROBLEMS, _PROBLEMS
+    return next(r.url for r in _RECORDS if r.file == f"blog/posts/{path.name}")
 
 
 def main_content(html: str) -> str:
@@ -85,9 +75,7 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
         assert page.locator(".mermaid-diagram:not([data-diagram-done])").count() == 0
         # Interactive figures came alive.
         assert page.locator("figure.ifig:not(.ifig--live)").count() == 0
-        page.add_script_tag(path=str(AXE))
-        results = json.loads(page.evaluate("async () => JSON.stringify((await axe.run(document)).violations)"))
-        violations = [{"id": v["id"], "nodes": [n["target"] for n in v["nodes"]][:5]} for v in results]
+        violations = axe_violations(page)
         assert violations == [], json.dumps(violations, indent=1)
         assert rec.external == [] and rec.errors == []
 
@@ -139,8 +127,6 @@ def test_search_finds_each_post_by_its_identifiers(real_site: Site, browser: Bro
     with serve(real_site.site_dir) as base:
         page, rec = new_page(browser, base)
         page.goto(f"{base}/blog/")
-        page.keyboard.press("/")
-        page.keyboard.type(query, delay=20)
-        first = page.locator(".md-search-result__item > .md-search-result__link").first
+        first = search(page, query)
         expect(first).to_have_attribute("href", re.compile(rf"/{re.escape(slug)}/(\?h=[^#]*)?(#.*)?$"), timeout=10_000)
         assert rec.errors == []

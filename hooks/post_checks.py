@@ -1,0 +1,521 @@
+"""Read and check posts: front matter against ``post_schema``, bodies, and the rules across posts.
+
+``check_all`` is the one entry point: the build hook ``validate_posts`` and the command line
+``post_cli check`` both call it and get the typed ``Post`` records plus every ``Problem`` found.
+Every problem has one shape: the file (relative to ``docs/``), the field or line, what is wrong,
+and what is accepted. Nothing here imports MkDocs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from post_schema import (
+    AUTHORS_FILE,
+    CATEGORIES,
+    EXCERPT_MARKER,
+    POSTS_DIR,
+    Author,
+    FrontMatter,
+    ImpossibleDate,
+    Post,
+    nearest,
+)
+from pydantic import ValidationError
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One content mistake: where it is, what is wrong, what would be accepted."""
+
+    file: str  # relative to docs/
+    where: str  # "field 'categories'" or "line 12"
+    message: str  # what is wrong and what is accepted
+    # A warning does not stop a plain build, but fails a strict one (the site builds strictly).
+    level: Literal["error", "warning"] = field(default="error", compare=False)
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.where}: {self.message}"
+
+
+def format_problems(problems: Sequence[Problem], what: str = "problem") -> str:
+    noun = what if len(problems) == 1 else what + "s"
+    lines = [f"{len(problems)} {noun} in blog posts (paths relative to docs/):"]
+    lines += [f"  - {p}" for p in problems]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# YAML: a safe loader that refuses what would otherwise pass silently
+# ---------------------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans, impossible dates kept for the schema, duplicate keys noted.
+
+    * Only ``true``/``false`` are booleans: YAML 1.1 also reads ``yes``, ``no``, ``on`` and
+      ``off`` as booleans, so ``draft: yes`` would silently hide a post.
+    * ``2025-02-30`` becomes an ``ImpossibleDate`` (a string) so the schema reports it under the
+      field it belongs to, instead of the whole front matter failing to parse.
+    * A key given twice is recorded (the last one would otherwise win without a word).
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[str, int, int]] = []  # key, first line, repeated line (0-based)
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                if key in seen:
+                    self.duplicates.append((str(key), seen[key], key_node.start_mark.line))
+                else:
+                    seen[key] = key_node.start_mark.line
+            except TypeError:  # an unhashable key: SafeLoader reports it below
+                pass
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:
+            bad = ImpossibleDate(node.value)
+            bad.reason = str(exc)
+            return bad
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A post file split into front matter and body."""
+
+    front_matter: str | None  # None: there is none
+    body: str
+    body_line: int  # line number of the body's first line
+    unclosed: bool = False  # opened with '---' but never closed
+
+
+def split_front_matter(text: str) -> Source:
+    text = text.lstrip("\ufeff")
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        return Source(None, text, 1)
+    for i, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in ("---", "..."):
+            return Source("\n".join(lines[1:i]) + "\n", "\n".join(lines[i + 1:]), i + 2)
+    return Source(None, text, 1, unclosed=True)
+
+
+_NO_SPACE_RE = re.compile(r"^([A-Za-z_][\w-]*):(?![\s/])(\S.*)$")
+
+
+def _yaml_problem(rel: str, raw: str, exc: yaml.YAMLError) -> Problem:
+    """The YAML error that an author can act on: where it really is, and what to write instead."""
+    lines = raw.split("\n")
+    for i, line in enumerate(lines):  # 'slug:value' confuses YAML one line later; name its own line
+        m = _NO_SPACE_RE.match(line)
+        if m and not line.startswith((" ", "\t", "-")):
+            return Problem(rel, f"line {i + 2}", f"'{line.strip()}' has no space after the colon, so "
+                           f"YAML does not read it as a key. Accepted: '{m.group(1)}: {m.group(2)}'")
+    mark = getattr(exc, "problem_mark", None)
+    where = f"line {mark.line + 2}" if mark is not None else "front matter"  # +1 for '---', +1 for 1-based
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if "'\\t'" in problem or (mark is not None and "\t" in (lines[mark.line] if mark.line < len(lines) else "")):
+        return Problem(rel, where, "a tab character is used for indentation; YAML indents with spaces "
+                       "only. Accepted: indent with spaces")
+    if "could not determine a constructor" in problem:
+        return Problem(rel, where, f"the front matter uses a YAML tag ({problem.split('tag ')[-1]}) that "
+                       "is not allowed. Accepted: plain YAML values, no '!!' tags")
+    return Problem(rel, where, f"the front matter is not valid YAML ({problem}). Accepted: 'key: value' "
+                   "lines; quote values that contain ': ' or start with a symbol")
+
+
+def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
+    if source.unclosed:
+        return None, [Problem(rel, "front matter", "the front matter opened by the '---' on line 1 is "
+                              "never closed. Accepted: a closing '---' line after the last key")]
+    if source.front_matter is None:
+        return None, [Problem(rel, "front matter", "no front matter found. Accepted: the file starts "
+                              "with a '---' line, YAML keys, and a closing '---' line")]
+    raw = source.front_matter
+    loader = _Loader(raw)
+    try:
+        meta = loader.get_single_data()
+    except yaml.YAMLError as exc:
+        return None, [_yaml_problem(rel, raw, exc)]
+    finally:
+        loader.dispose()
+    if meta is None:
+        return None, [Problem(rel, "front matter", "the front matter is empty. Accepted: at least "
+                              "title, slug, date, description, categories, authors and upstream")]
+    if not isinstance(meta, dict):
+        return None, [Problem(rel, "front matter", f"the front matter is a {type(meta).__name__}, not a "
+                              "mapping. Accepted: 'key: value' lines")]
+    problems = [
+        Problem(rel, f"field '{key}'", f"is given twice (lines {first + 2} and {again + 2}); YAML would "
+                "keep the last one silently. Accepted: each key once")
+        for key, first, again in loader.duplicates
+    ]
+    return meta, problems
+
+
+def _translate(error: dict[str, Any]) -> tuple[str, str]:
+    """A pydantic error as (field, 'what is wrong. Accepted: ...')."""
+    loc = tuple(error["loc"])
+    where = ".".join(str(p) for p in loc) if loc else "front matter"
+    kind = error["type"]
+    value = error.get("input")
+    top = FrontMatter.model_fields.get(str(loc[0])) if loc else None
+    accepted = top.description if top and top.description else "see README.md"
+    if kind == "post_rule":
+        return where, error["msg"]
+    if kind == "missing":
+        return where, f"is required but missing. Accepted: {accepted}"
+    if kind == "extra_forbidden":
+        known = list(FrontMatter.model_fields) if len(loc) == 1 else []
+        hint = nearest(str(loc[-1]), known) if known else ""
+        return where, f"'{loc[-1]}' is not a known key.{hint} Accepted keys: {', '.join(known) or 'see README.md'}"
+    if kind == "literal_error" and loc and loc[0] == "categories":
+        return "categories", (f"'{value}' is not an allowed category.{nearest(str(value), CATEGORIES)} "
+                              f"Accepted: {', '.join(CATEGORIES)}")
+    if kind == "literal_error":
+        return where, f"'{value}' is not accepted. Accepted: {error['ctx']['expected']}"
+    if kind == "too_short" and loc and loc[0] in {"categories", "authors", "upstream"}:
+        return where, f"is empty. Accepted: {accepted}"
+    if kind in {"bool_type", "bool_parsing"}:
+        return where, f"{value!r} is not a boolean. Accepted: true or false (unquoted)"
+    if kind == "list_type":
+        return where, f"expected a list, got {type(value).__name__} {value!r}. Accepted: a YAML list such as [a, b]"
+    if kind == "string_type":
+        return where, f"expected text, got {type(value).__name__} {value!r}. Accepted: a string"
+    if kind in {"dict_type", "model_type", "model_attributes_type"}:
+        return where, f"expected a mapping, got {type(value).__name__}. Accepted: key: value pairs"
+    if kind in {"int_type", "int_parsing"}:
+        return where, f"{value!r} is not an integer. Accepted: a whole number"
+    if kind == "greater_than_equal":
+        return where, f"{value!r} is too small. Accepted: {error['ctx']['ge']} or more"
+    return where, f"{error['msg']} (got {value!r})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Bodies: the excerpt, headings, pinned links, snippets and internal links
+# ---------------------------------------------------------------------------------------------
+
+# A link into an upstream repository that follows a moving branch instead of a tag or commit.
+UNPINNED_RE = re.compile(
+    r"https://(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw|blame)"
+    r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+)/(main|master|develop|HEAD)(?=/|\b)"
+)
+FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+# pymdownx.snippets: `--8<-- "path"` on one line, or a block of paths between two `--8<--` lines.
+SNIPPET_LINE_RE = re.compile(r"""^\s*(;*)-+8<-+[ \t]+(["'])(.+?)\2\s*$""")
+SNIPPET_BLOCK_RE = re.compile(r"^\s*(;*)-+8<-+\s*$")
+SNIPPET_SPEC_RE = re.compile(r"^(.*?)(?::(-?\d*(?::-?\d*)?(?:,[-\d:]+)*)|:([a-z][-_0-9a-z]*))?$", re.IGNORECASE)
+INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
+REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|#|/)", re.IGNORECASE)
+
+
+def _snippet_problems(rel: str, lineno: int, spec: str, bases: Sequence[Path]) -> list[Problem]:
+    if "://" in spec:
+        return []
+    m = SNIPPET_SPEC_RE.match(spec.strip())
+    path, section = (m.group(1), m.group(3)) if m else (spec, None)
+    target = next((b / path for b in bases if (b / path).is_file()), None)
+    if target is None:
+        return [Problem(rel, f"line {lineno}", f"the snippet '{path}' does not exist. Accepted: a file "
+                        "path relative to the repository root (pymdownx.snippets base_path), e.g. "
+                        "examples/<post>/<file>.py")]
+    if section:
+        text = target.read_text(encoding="utf-8", errors="replace")
+        if not re.search(rf"-+8<-+\s+\[\s*start\s*:\s*{re.escape(section)}\s*\]", text):
+            return [Problem(rel, f"line {lineno}", f"the snippet '{path}' has no section '{section}'. "
+                            f"Accepted: a section marked '--8<-- [start:{section}]' ... "
+                            f"'--8<-- [end:{section}]' in that file, or the whole file")]
+    return []
+
+
+def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> list[Problem]:
+    problems = []
+    text = INLINE_CODE_RE.sub("", line)
+    targets = LINK_RE.findall(text) + REF_DEF_RE.findall(text)
+    for target in targets:
+        if EXTERNAL_RE.match(target):
+            continue
+        path = target.split("#", 1)[0].split("?", 1)[0]
+        if not path:
+            continue
+        resolved = (docs_dir / rel).parent / path
+        if not resolved.is_file():
+            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' points to "
+                                    f"{Path(os.path.relpath(resolved, docs_dir)).as_posix()}, "
+                                    "which does not exist. Accepted: a path relative to this file to a "
+                                    "page or file under docs/"))
+    return problems
+
+
+def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None = None,
+                  snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
+    """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
+    problems: list[Problem] = []
+    in_fence = None
+    in_snippet_block = False
+    saw_marker = False
+    for offset, line in enumerate(body.splitlines()):
+        lineno = first_line + offset
+        # Snippets are expanded before fences are parsed, so they count inside code blocks too.
+        block = SNIPPET_BLOCK_RE.match(line)
+        if block and not block.group(1):
+            in_snippet_block = not in_snippet_block
+            continue
+        if in_snippet_block:
+            if line.strip() and not line.strip().startswith(";"):
+                problems += _snippet_problems(rel, lineno, line.strip(), snippet_bases)
+            continue
+        snippet = SNIPPET_LINE_RE.match(line)
+        if snippet and not snippet.group(1):
+            problems += _snippet_problems(rel, lineno, snippet.group(3), snippet_bases)
+        fence = FENCE_RE.match(line)
+        if fence:
+            token = fence.group(1)
+            if in_fence is None:
+                in_fence = token[0] * len(token)
+            elif token.startswith(in_fence):
+                in_fence = None
+                continue
+        for m in UNPINNED_RE.finditer(line):
+            problems.append(Problem(rel, f"line {lineno}", f"link to the moving branch '{m.group(1)}' "
+                                    f"({m.group(0)}/...). Accepted: a link pinned to a tag or commit, "
+                                    "e.g. .../blob/v2.13.0/..."))
+        if in_fence is not None:
+            continue
+        if docs_dir is not None:
+            problems += _link_target_problems(rel, lineno, line, docs_dir)
+        if line.strip() == EXCERPT_MARKER:
+            saw_marker = True
+        if is_post and re.match(r"^#\s+\S", line):
+            problems.append(Problem(rel, f"line {lineno}", "a '# ' heading in the body. Accepted: the title "
+                                    "comes from the front matter 'title' field only; start sections at '## '"))
+    if is_post and not saw_marker:
+        problems.append(Problem(rel, "excerpt", f"the excerpt marker is missing. Accepted: a line "
+                                f"'{EXCERPT_MARKER}' after the opening paragraph"))
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# One post, then all of them
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Context:
+    """What checking needs beyond the post itself."""
+
+    docs_dir: Path
+    authors: dict[str, Author]
+    snippet_bases: tuple[Path, ...] = ()
+    today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+
+
+def check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem]]:
+    """Check one post's text. Returns its record (when its front matter is valid) and its problems."""
+    source = split_front_matter(text)
+    meta, problems = parse_front_matter(rel, source)
+    if meta is None:
+        return None, problems
+    problems += body_problems(rel, source.body, source.body_line, docs_dir=ctx.docs_dir,
+                              snippet_bases=ctx.snippet_bases)
+    record = None
+    try:
+        front_matter = FrontMatter.model_validate(meta)
+    except ValidationError as exc:
+        for error in exc.errors():
+            where, message = _translate(error)
+            problems.append(Problem(rel, f"field '{where}'", message))
+    else:
+        known = [ctx.authors[a] for a in front_matter.authors if a in ctx.authors]
+        record = Post(rel, front_matter, tuple(known))
+    raw_authors = meta.get("authors")
+    if isinstance(raw_authors, list):
+        # Checked even when other fields are wrong, so one build reports every problem.
+        for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in ctx.authors):
+            accepted = ", ".join(sorted(ctx.authors)) or "(none defined)"
+            problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}."
+                                    f"{nearest(a, ctx.authors)} Accepted: {accepted}"))
+    if record is not None:
+        problems += _published_problems(record, ctx)
+    return record, problems
+
+
+def _published_problems(post: Post, ctx: Context) -> list[Problem]:
+    """Rules for posts that readers will see: no scaffold TODOs, no future dates, links that exist."""
+    problems = []
+    for link in post.meta.links or []:
+        for target in [link] if isinstance(link, str) else list(link.values()):
+            path = target.split("#")[0]
+            if "://" not in path and not (ctx.docs_dir / path).is_file():
+                problems.append(Problem(post.file, "field 'links'", f"'{target}' does not exist under "
+                                        "docs/. Accepted: a path relative to docs/, e.g. blog/posts/other-post.md"))
+    if post.draft:
+        return problems
+    if "TODO" in post.description:
+        problems.append(Problem(post.file, "field 'description'", "still holds the scaffold's TODO. "
+                                "Accepted: your own one or two sentences (or keep 'draft: true')"))
+    if any("TODO" in f"{k} {v}" for k, v in post.meta.upstream.items()):
+        problems.append(Problem(post.file, "field 'upstream'", "still holds the scaffold's TODO. "
+                                "Accepted: 'project: pinned tag or commit' (or keep 'draft: true')"))
+    if post.created.date() > ctx.today:
+        problems.append(Problem(post.file, "field 'date'", f"{post.created.date()} is in the future, so "
+                                "the post would be published with a date readers have not reached. "
+                                "Accepted: today or earlier, or 'draft: true' until then", level="warning"))
+    return problems
+
+
+def cross_post_problems(posts: Sequence[Post]) -> list[Problem]:
+    """Rules that need every post: unique URLs and slugs, related posts, series parts."""
+    problems: list[Problem] = []
+    by_url: dict[str, Post] = {}
+    by_slug: dict[str, Post] = {}
+    for post in sorted(posts, key=lambda p: p.file):
+        other = by_url.get(post.url)
+        if other:
+            problems.append(Problem(post.file, "field 'slug'", f"resolves to the same URL /{post.url} as "
+                                    f"{other.file}. Accepted: a slug or date that no other post uses"))
+        by_url.setdefault(post.url, post)
+        other = by_slug.get(post.slug)
+        if other and other.url != post.url:
+            problems.append(Problem(post.file, "field 'slug'", f"'{post.slug}' is already used by "
+                                    f"{other.file}. Accepted: a slug no other post uses (related posts "
+                                    "and series refer to posts by slug)"))
+        by_slug.setdefault(post.slug, post)
+    for post in posts:
+        for slug in post.meta.related or []:
+            if slug == post.slug:
+                problems.append(Problem(post.file, "field 'related'", f"'{slug}' is this post itself. "
+                                        "Accepted: slugs of other posts"))
+            elif slug not in by_slug:
+                problems.append(Problem(post.file, "field 'related'", f"no post has the slug '{slug}'."
+                                        f"{nearest(slug, by_slug)} Accepted: {', '.join(sorted(by_slug))}"))
+    series: dict[str, list[Post]] = {}
+    for post in posts:
+        if post.meta.series:
+            series.setdefault(post.meta.series.name, []).append(post)
+    for name, members in series.items():
+        parts: dict[int, Post] = {}
+        for post in sorted(members, key=lambda p: p.file):
+            part = post.meta.series.part  # type: ignore[union-attr]
+            if part in parts:
+                problems.append(Problem(post.file, "field 'series.part'", f"part {part} of '{name}' is "
+                                        f"also claimed by {parts[part].file}. Accepted: each part number "
+                                        "once per series"))
+            parts.setdefault(part, post)
+        missing = sorted(set(range(1, max(parts) + 1)) - set(parts))
+        if missing:
+            problems.append(Problem(parts[max(parts)].file, "field 'series.part'", f"series '{name}' has "
+                                    f"no part {missing[0]} before part {max(parts)}. Accepted: parts "
+                                    "numbered 1, 2, 3... without gaps"))
+        # Readers see only published parts: a published part may not follow a draft one.
+        for part, post in sorted(parts.items()):
+            earlier = [p for n, p in parts.items() if n < part and p.draft]
+            if not post.draft and earlier:
+                problems.append(Problem(post.file, "field 'series.part'", f"part {part} of '{name}' is "
+                                        f"published but part {earlier[0].meta.series.part} "  # type: ignore[union-attr]
+                                        f"({earlier[0].file}) is a draft. Accepted: publish parts in order"))
+        for other_name in series:
+            if other_name != name and other_name.lower() == name.lower():
+                problems.append(Problem(members[0].file, "field 'series.name'", f"'{name}' and "
+                                        f"'{other_name}' differ only in case. Accepted: one spelling per series"))
+    return problems
+
+
+def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
+    path = docs_dir / AUTHORS_FILE
+    if not path.is_file():
+        return {}, [Problem(AUTHORS_FILE, "file", "is missing. Accepted: a YAML file with an 'authors:' "
+                            "mapping of id -> {name, description}")]
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader) or {}  # noqa: S506 (safe)
+    except yaml.YAMLError as exc:
+        return {}, [Problem(AUTHORS_FILE, "file", f"is not valid YAML ({exc}). Accepted: YAML 'key: value' lines")]
+    authors = data.get("authors") if isinstance(data, dict) else None
+    if not isinstance(authors, dict) or not authors:
+        return {}, [Problem(AUTHORS_FILE, "field 'authors'", "expected a non-empty mapping of id -> "
+                            "{name, description}")]
+    found: dict[str, Author] = {}
+    problems = []
+    for aid, info in authors.items():
+        if not isinstance(info, dict) or not str(info.get("name", "")).strip():
+            problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", "needs a 'name'. Accepted: "
+                                    "{name: ..., description: ..., avatar: local path}"))
+            continue
+        avatar = str(info.get("avatar", ""))
+        if "://" in avatar or avatar.startswith("//"):
+            problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}.avatar'", f"'{avatar}' is on "
+                                    "another host; the site loads nothing from other hosts. Accepted: a "
+                                    "path to an image under docs/"))
+        found[str(aid)] = Author(str(aid), str(info["name"]).strip())
+    return found, problems
+
+
+def post_files(docs_dir: Path) -> list[str]:
+    return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
+
+
+def _read(docs_dir: Path, rel: str) -> tuple[str | None, Problem | None]:
+    try:
+        return (docs_dir / rel).read_text(encoding="utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, Problem(rel, "file", f"is not UTF-8 ({exc.reason} at byte {exc.start}). Accepted: UTF-8 text")
+
+
+def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iterable[str] = (),
+              snippet_bases: Sequence[Path] | None = None, today: dt.date | None = None
+              ) -> tuple[list[Post], list[Problem]]:
+    """Check every post under docs/blog/posts (or the given posts), and the bodies of other pages.
+
+    Snippet paths resolve against ``snippet_bases`` (mkdocs.yml's base_path), by default the folder
+    holding docs/. Returns the records of the valid posts and every problem, sorted.
+    """
+    snippet_bases = [docs_dir.parent] if snippet_bases is None else snippet_bases
+    authors, problems = load_authors(docs_dir)
+    ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
+    posts = []
+    for rel in post_files(docs_dir) if files is None else files:
+        text, unreadable = _read(docs_dir, rel)
+        if text is None:
+            problems.append(unreadable)  # type: ignore[arg-type]
+            continue
+        post, found = check_post(rel, text, ctx)
+        problems += found
+        if post is not None:
+            posts.append(post)
+    for rel in pages:  # pages that are not posts: only what would break their build
+        text, unreadable = _read(docs_dir, rel)
+        if text is None:
+            problems.append(unreadable)  # type: ignore[arg-type]
+            continue
+        source = split_front_matter(text)
+        problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
+                                  snippet_bases=snippet_bases, is_post=False)
+    problems += cross_post_problems(posts)
+    return posts, sorted(set(problems))
