@@ -3,10 +3,11 @@
 Run:  python examples/nccl_deep_dive/nccl_lib.py
 
 The wheel nvidia-nccl-cu12==2.30.7 (about 300 MB) is downloaded once with pip into a cache outside
-the repository ($NCCL_WHEEL_CACHE, default ~/.cache/ml-systems-blog/nccl-2.30.7), and only
-libnccl.so.2 is unpacked from it. Everything below is the real library: ncclGetVersion,
-ncclGetUniqueId (which opens the bootstrap root's listening socket and starts its thread), and
-ncclCommInitRank, which needs a CUDA device and fails here.
+the repository ($NCCL_WHEEL_CACHE, default ~/.cache/ml-systems-blog/nccl-2.30.7); only
+libnccl.so.2 (398 MiB) is unpacked from it and kept, and the wheel is then deleted. Everything
+below is the real library: ncclGetVersion, ncclGetUniqueId (which opens the bootstrap root's
+listening socket and starts its thread), and ncclCommInitRank, which needs a CUDA device and
+fails here.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def library_path() -> Path:
     tmp = lib.with_suffix(".tmp")
     tmp.write_bytes(data)
     tmp.replace(lib)
+    for wheel in wheels:           # the 300 MB wheel is not needed once the library is out
+        wheel.unlink()
     return lib
 
 
