@@ -24,8 +24,8 @@ SLUG = "nccl-deep-dive"
 W = 520
 
 
-def _svg(fig_id: str, height: int, title: str, desc: str, body: list[str]) -> str:
-    head = (f'<svg class="fig-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height}" '
+def _svg(fig_id: str, height: int, title: str, desc: str, body: list[str], width: int = W) -> str:
+    head = (f'<svg class="fig-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
             f'role="img" aria-labelledby="{fig_id}-title {fig_id}-desc">')
     marker = (f'<defs><marker id="{fig_id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
               'markerHeight="7" orient="auto-start-reverse"><path class="fig-arrow" d="M0,0 L10,5 L0,10 z"/>'
@@ -107,55 +107,57 @@ def render_map() -> str:
 
 def render_p2p() -> str:
     fig_id = f"{SLUG}-p2p"
+    w, col, cw = 560, 295, 245          # width, x of the right column, column width
+    mid = w / 2
     b: list[str] = []
-    b.append(_text(W / 2, 24, "Where the bytes go between two GPUs", 16, True, anchor="middle"))
+    b.append(_text(mid, 24, "Where the bytes go between two GPUs", 16, True, anchor="middle"))
     # hardware panel
     b.append(_box(20, 44, 150, 60, "fig-box-primary"))
     b.append(_text(95, 70, "GPU 0", 15, True, anchor="middle"))
     b.append(_text(95, 90, "sender", 13, cls="fig-text-muted", anchor="middle"))
-    b.append(_box(350, 44, 150, 60, "fig-box-primary"))
-    b.append(_text(425, 70, "GPU 1", 15, True, anchor="middle"))
-    b.append(_text(425, 90, "receiver", 13, cls="fig-text-muted", anchor="middle"))
-    b.append('<line class="fig-line-accent" x1="170" y1="62" x2="350" y2="62" stroke-width="4"/>')
-    b.append(_text(260, 55, "NVLink: PATH_NVL (1)", 13, True, anchor="middle"))
-    b.append(_box(185, 130, 150, 40, "fig-box"))
-    b.append(_text(260, 155, "PCIe switch", 14, anchor="middle"))
-    b.append('<line class="fig-line" x1="95" y1="104" x2="200" y2="130"/>')
-    b.append('<line class="fig-line" x1="425" y1="104" x2="320" y2="130"/>')
-    b.append(_text(260, 190, "one switch: PIX (4); switches: PXB (5)", 13, anchor="middle"))
-    b.append(_box(185, 204, 150, 40, "fig-box-warn"))
-    b.append(_text(260, 229, "CPU root complex", 14, anchor="middle"))
-    b.append('<line class="fig-line-dashed" x1="260" y1="170" x2="260" y2="204"/>')
-    b.append(_text(260, 264, "PHB (8), across sockets SYS (9):", 13, anchor="middle"))
-    b.append(_text(260, 282, "beyond the default P2P level PXB, so SHM", 13, anchor="middle"))
+    b.append(_box(w - 170, 44, 150, 60, "fig-box-primary"))
+    b.append(_text(w - 95, 70, "GPU 1", 15, True, anchor="middle"))
+    b.append(_text(w - 95, 90, "receiver", 13, cls="fig-text-muted", anchor="middle"))
+    b.append(f'<line class="fig-line-accent" x1="170" y1="62" x2="{w - 170}" y2="62" stroke-width="4"/>')
+    b.append(_text(mid, 55, "NVLink: PATH_NVL (1)", 13, True, anchor="middle"))
+    b.append(_box(mid - 75, 130, 150, 40, "fig-box"))
+    b.append(_text(mid, 155, "PCIe switch", 14, anchor="middle"))
+    b.append(f'<line class="fig-line" x1="95" y1="104" x2="{mid - 60}" y2="130"/>')
+    b.append(f'<line class="fig-line" x1="{w - 95}" y1="104" x2="{mid + 60}" y2="130"/>')
+    b.append(_text(mid - 85, 150, "one switch: PIX (4)", 13, anchor="end"))
+    b.append(_text(mid + 85, 150, "several: PXB (5)", 13))
+    b.append(_box(mid - 75, 204, 150, 40, "fig-box-warn"))
+    b.append(_text(mid, 229, "CPU root complex", 14, anchor="middle"))
+    b.append(f'<line class="fig-line-dashed" x1="{mid}" y1="170" x2="{mid}" y2="204"/>')
+    b.append(_text(mid, 266, "PHB (8), across sockets SYS (9): beyond the", 13, anchor="middle"))
+    b.append(_text(mid, 284, "default P2P level PXB, so the pair uses SHM", 13, anchor="middle"))
     # write vs read
     y0 = 306
-    b.append(_text(20, y0 + 12, "P2P write (default)", 15, True))
-    b.append(_box(20, y0 + 22, 225, 92, "fig-box-ok"))
-    for i, ln in enumerate(["sender's kernel stores into the", "receiver's FIFO buffer over the",
-                            "link; receiver reads locally.", "SIMPLE buffer lives on GPU 1"]):
-        b.append(_text(30, y0 + 44 + 18 * i, ln, 13))
-    b.append(_text(275, y0 + 12, "P2P read (A100 + NVLink)", 15, True))
-    b.append(_box(275, y0 + 22, 225, 92, "fig-box-ok"))
-    for i, ln in enumerate(["SIMPLE buffer appended to the", "sender's ncclSendMem on GPU 0;",
-                            "receiver's kernel loads it over", "the link. NCCL_P2P_READ_ENABLE"]):
-        b.append(_text(285, y0 + 44 + 18 * i, ln, 13))
+    panels = [(20, "P2P write (default)", ["sender's kernel stores into the", "receiver's FIFO buffer over the",
+                                           "link; the receiver reads locally.", "SIMPLE buffer lives on GPU 1"]),
+              (col, "P2P read (sm80 + NVLink)", ["SIMPLE buffer appended to the", "sender's ncclSendMem on GPU 0;",
+                                                "the receiver's kernel loads it", "over the link. P2P_READ_ENABLE"])]
+    for x, head, lines in panels:
+        b.append(_text(x, y0 + 12, head, 15, True))
+        b.append(_box(x, y0 + 22, cw, 92, "fig-box-ok"))
+        for i, ln in enumerate(lines):
+            b.append(_text(x + 10, y0 + 44 + 18 * i, ln, 13))
     # sharing the buffer between processes
     y1 = y0 + 140
-    b.append(_text(W / 2, y1 + 6, "Sharing that buffer across processes", 15, True, anchor="middle"))
+    b.append(_text(mid, y1 + 6, "Sharing that buffer across processes", 15, True, anchor="middle"))
     cols = [(20, "legacy CUDA IPC (P2P/IPC)", "fig-box", [
-        "cudaMalloc + cudaIpcGetMemHandle", "64-byte handle sent through the", "proxy connection",
-        "peer: cudaIpcOpenMemHandle", "(LazyEnablePeerAccess)", "whole cudaMalloc allocation"]),
-        (275, "cuMem VMM (P2P/CUMEM)", "fig-box-accent", [
-        "cuMemCreate, AddressReserve, Map,", "SetAccess (granularity-aligned)", "owner's proxy: export to a POSIX fd",
-        "fd over a UNIX socket (SCM_RIGHTS)", "peer: Import, Reserve, Map, SetAccess", "exactly the mapped range"])]
+        "cudaMalloc, cudaIpcGetMemHandle", "64-byte handle, sent as plain", "bytes in the connect info",
+        "peer: cudaIpcOpenMemHandle", "(LazyEnablePeerAccess)", "maps the whole allocation"]),
+        (col, "cuMem VMM (P2P/CUMEM)", "fig-box-accent", [
+        "cuMemCreate, AddressReserve,", "Map, SetAccess (per granule)", "owner's proxy exports a POSIX fd",
+        "fd over a UNIX socket (SCM_RIGHTS)", "peer: Import, Reserve, Map,", "SetAccess on its own device"])]
     for x, head, cls, lines in cols:
         b.append(_text(x, y1 + 34, head, 14, True))
-        b.append(_box(x, y1 + 44, 225, 128, cls))
+        b.append(_box(x, y1 + 44, cw, 128, cls))
         for i, ln in enumerate(lines):
             b.append(_text(x + 10, y1 + 66 + 19 * i, ln, 13))
-    b.append(_text(W / 2, y1 + 196, "NCCL_CUMEM_ENABLE (default -2: use cuMem when the", 13, anchor="middle"))
-    b.append(_text(W / 2, y1 + 214, "driver is >= 12.0 and the device supports VMM)", 13, anchor="middle"))
+    b.append(_text(mid, y1 + 196, "NCCL_CUMEM_ENABLE (default -2: use cuMem when the", 13, anchor="middle"))
+    b.append(_text(mid, y1 + 214, "driver is >= 12.0 and the device supports VMM)", 13, anchor="middle"))
     height = y1 + 232
     desc = ("Top: two GPUs joined by NVLink (path type NVL) or through a PCIe switch (PIX or PXB); "
             "paths through the CPU root complex (PHB) or across sockets (SYS) exceed the default "
@@ -165,7 +167,7 @@ def render_p2p() -> str:
             "sender and the receiver loads it. Bottom: a buffer in another process is mapped "
             "either with legacy CUDA IPC handles or with the cuMem virtual memory API, whose "
             "allocation handle is exported as a file descriptor and passed over a UNIX socket.")
-    return _svg(fig_id, height, "P2P data paths and buffer sharing in NCCL 2.30.7", desc, b)
+    return _svg(fig_id, height, "P2P data paths and buffer sharing in NCCL 2.30.7", desc, b, w)
 
 
 # ---------------------------------------------------------------- ring model plot
