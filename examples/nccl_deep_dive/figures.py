@@ -56,7 +56,7 @@ MAP_STEPS = [
     ("agent", "fig-box", "torchrun: the elastic agent",
      ["c10d rendezvous backend: a TCPStore at", "--rdzv-endpoint, state under torch.rendezvous.<id>"]),
     ("agent", "fig-box", "rendezvous round 0",
-     ["rank 0's agent opens a second TCPStore (free port):", "MASTER_ADDR/PORT, role_info, assigned_ranks"]),
+     ["rdzv store keys: role_info, assigned_ranks, and", "MASTER_ADDR/PORT: rank 0's new TCPStore, free port"]),
     ("agent", "fig-box", "start_processes: one worker per local rank",
      ["env: RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR,", "MASTER_PORT, TORCHELASTIC_USE_AGENT_STORE=True"]),
     ("worker", "fig-box-primary", "init_process_group(\"nccl\"), env://",

@@ -119,7 +119,7 @@ def main() -> None:
     for k in (1, 8, 64):
         t = simulate_time(n, size, slow, 0.0, k)
         bound = closed_form(n, size, bw / 2)
-        assert t >= bound * (1 - 1e-12)
+        assert abs(t - bound) <= 1e-12 * bound, (k, t, bound)   # the slowest link sets the pace
         print(f"n=8, one link at B/2, {k:2d} slices: T = {t * 1e3:.3f} ms, "
               f"slowest-link bound {bound * 1e3:.3f} ms ({t / bound:.3f}x)")
     print("all ring checks passed")
