@@ -117,6 +117,8 @@ POST_IDENTIFIERS = [
     ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
     ("torch-compile-101.md", "min_cut_rematerialization_partition"),
     ("torch-compile-101.md", "recompile_limit"),
+    ("nccl-deep-dive.md", "ncclGetUniqueId"),
+    ("nccl-deep-dive.md", "NCCL_CUMEM_ENABLE"),
 ]
 
 
