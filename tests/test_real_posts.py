@@ -129,6 +129,8 @@ POST_IDENTIFIERS = [
     ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
     ("torch-compile-101.md", "min_cut_rematerialization_partition"),
     ("torch-compile-101.md", "recompile_limit"),
+    ("qwen3-architecture-layer-by-layer.md", "max_window_layers"),
+    ("qwen3-architecture-layer-by-layer.md", "q_norm"),
 ]
 
 
