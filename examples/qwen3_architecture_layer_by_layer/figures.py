@@ -127,32 +127,32 @@ def attention_svg() -> str:
     cols = [(20, "q"), (170, "k"), (320, "v")]
     cw = 140
     heads = {"q": "H", "k": "K", "v": "K"}
-    for cx, n in cols:
+    for cx, _ in cols:
         s.line(cx + 70, 80, cx + 70, 100)
     y = 100
     for cx, n in cols:
         s.box(cx, y, cw, 48, f"{n}_proj", f"(B,T,{heads[n]}·h)")
     y += 48
-    for cx, n in cols:
+    for cx, _ in cols:
         s.line(cx + 70, y, cx + 70, y + 14)
     y += 14
     for cx, n in cols:
         s.box(cx, y, cw, 48, ".view", f"(B,T,{heads[n]},h)")
     y += 48
-    for cx, n in cols:
+    for cx, _ in cols:
         s.line(cx + 70, y, cx + 70, y + 14)
     y += 14
     s.box(20, y, cw, 66, "q_norm", "RMSNorm(h)", cls="fig-box-warn", note="per head, weight (h,)")
     s.box(170, y, cw, 66, "k_norm", "RMSNorm(h)", cls="fig-box-warn", note="per head, weight (h,)")
     s.box(320, y, cw, 66, "no norm", None, note="values untouched")
     y += 66
-    for cx, n in cols:
+    for cx, _ in cols:
         s.line(cx + 70, y, cx + 70, y + 14)
     y += 14
     for cx, n in cols:
         s.box(cx, y, cw, 48, ".transpose(1, 2)", f"(B,{heads[n]},T,h)")
     y += 48
-    for cx, n in cols:
+    for cx, _ in cols:
         s.line(cx + 70, y, cx + 70, y + 14)
     y += 14
     s.rect(20, y, 290, 66, "fig-box-primary")

@@ -51,7 +51,7 @@ def test_the_pinned_transformers_is_installed():
 def test_tiny_model_script():
     out = _run("tiny_model.py")
     assert "all tiny-model checks passed" in out
-    assert "model.layers.0.self_attn.q_norm             (2, 7, 8, 32)" in out
+    assert re.search(r"model\.layers\.0\.self_attn\.q_norm +\(2, 7, 8, 32\)", out)
     assert "parameters: 351552 total, 71872 per layer, tied lm_head; untied adds 64000" in out
 
 
@@ -150,3 +150,9 @@ def test_svgs_follow_the_figure_rules(name):
     assert ids and all(i.startswith("qwen3-architecture-layer-by-layer-") for i in ids)
     assert not re.search(r"#[0-9a-fA-F]{3,6}\b", text.replace("url(#", ""))  # no fixed colours
     assert not re.search(r"\b(fill|stroke)=\"(?!none)", text)               # colours come from classes
+
+
+def test_figures_regenerate_from_figures_py():
+    figures = _load("figures")
+    for name, text in figures.render().items():
+        assert (FIG_DIR / name).read_text(encoding="utf-8") == text, name
