@@ -3,16 +3,21 @@
 Every script builds real transformers 5.24.0 Qwen3 modules on the CPU (random weights, no
 download) and asserts its own results; the tests run them from another working directory, check
 what they print against the post, check the post's line anchors against the installed package,
-and check the hand-written figures against the figure rules.
+check the model-size configurations against litgpt's transcription of the Hub config.json files
+(its wheel is fetched from PyPI once, into a cache folder outside the repository), and check the
+hand-written figures against the figure rules.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
+import os
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -104,23 +109,64 @@ def test_sliding_and_dispatch_script():
     assert "    0 1 1 1 1 0\n" in out
 
 
-def test_configs_match_their_source_where_it_is_on_this_machine():
-    src = Path("/work/.mirror/pytorch+torchtune/repo")
-    if not src.exists():
-        pytest.skip("torchtune mirror not on this machine")
-    text = subprocess.run(["git", "--git-dir", str(src), "show",
-                           "bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1:torchtune/models/qwen3/_model_builders.py"],
-                          capture_output=True, text=True, check=True).stdout
+# The post cites the dense configurations from pytorch/torchtune's builders at commit bd2a0fc, but no
+# torchtune release on PyPI contains them (0.6.1, the newest, has no torchtune/models/qwen3), so a test
+# cannot fetch that file. It checks the same values against a second, independent transcription of the
+# Hub config.json files that PyPI does ship: litgpt's litgpt/config.py, whose Qwen3 entries each name
+# the https://huggingface.co/Qwen/Qwen3-*/blob/main/config.json they were copied from. The wheel is
+# downloaded once (pip download --no-deps) into a cache folder outside the repository.
+LITGPT_VERSION = "0.5.13"
+CACHE = Path(os.environ.get("QWEN3_POST_CACHE", Path.home() / ".cache" / "ml-systems-deep-dives"))
+# name: (layers, heads, kv heads, experts, experts per token), as the post states them
+MOE = {"Qwen3-30B-A3B": (48, 32, 4, 128, 8), "Qwen3-235B-A22B": (94, 64, 4, 128, 8)}
+
+
+def _litgpt_qwen3_configs() -> dict[str, dict]:
+    target = CACHE / f"litgpt-{LITGPT_VERSION}"
+    wheels = sorted(target.glob(f"litgpt-{LITGPT_VERSION}-*.whl"))
+    if not wheels:
+        target.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                        f"litgpt=={LITGPT_VERSION}", "-d", str(target)],
+                       check=True, capture_output=True, text=True, timeout=600)
+        wheels = sorted(target.glob(f"litgpt-{LITGPT_VERSION}-*.whl"))
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        tree = ast.parse(wheel.read("litgpt/config.py").decode("utf-8"))
+
+    def value(node):  # the entries are dict(...) calls whose arguments are literals or dict(...) calls
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            return {kw.arg: value(kw.value) for kw in node.keywords}
+        return ast.literal_eval(node)
+
+    out = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in {"qwen_3", "qwen_3_32b", "qwen_3_moe"}):
+            for entry in node.value.elts:
+                c = value(entry)
+                out[c["name"].format("")] = c  # "Qwen3-8B{}" -> "Qwen3-8B" (the "-Base" copies use "{}")
+    return out
+
+
+def test_configs_match_a_transcription_of_the_hub_config_files_from_pypi():
     configs = _load("configs")
-    for name, (hidden, inter, layers, heads, kv, tie) in configs.DENSE.items():
-        size = name.removeprefix("Qwen3-").lower().replace(".", "_")
-        fn = f"qwen3_{size}" if size == "32b" else f"qwen3_{size}_instruct"
-        body = text.split(f"def {fn}()", 1)[1].split("\ndef ", 1)[0]
-        for key, value in [("embed_dim", hidden), ("intermediate_dim", inter), ("num_layers", layers),
-                           ("num_heads", heads), ("num_kv_heads", kv)]:
-            assert f"{key}={value}," in body, (name, key)
-        assert ("tie_word_embeddings=True" in body) == tie, name
-        assert "max_seq_len=40960" in body and "rope_base=1000000.0" in body and "head_dim=128" in body
+    litgpt = _litgpt_qwen3_configs()
+    for name, (hidden, inter, layers, heads, kv, _tie) in configs.DENSE.items():
+        c = litgpt[name]
+        assert c["hf_config"] == {"org": "Qwen", "name": name}, name
+        assert (c["n_embd"], c["intermediate_size"], c["n_layer"], c["n_head"], c["n_query_groups"]) == \
+            (hidden, inter, layers, heads, kv), name
+        assert c.get("head_size", c["n_embd"] // c["n_head"]) == configs.COMMON["head_dim"], name
+        assert c["padded_vocab_size"] == configs.COMMON["vocab_size"], name
+        assert c["block_size"] == configs.COMMON["max_position_embeddings"], name
+        assert c["rope_base"] == configs.COMMON["rope_theta"] and c["norm_eps"] == configs.COMMON["rms_norm_eps"]
+        assert c["bias"] is False and c["norm_qk"] is True, name  # no attention bias; q_norm/k_norm
+    for name, (layers, heads, kv, experts, per_token) in MOE.items():
+        c = litgpt[name]
+        assert (c["n_layer"], c["n_head"], c["n_query_groups"], c["n_expert"], c["n_expert_per_token"]) == \
+            (layers, heads, kv, experts, per_token), name
+    text = POST.read_text(encoding="utf-8")
+    assert f"litgpt {LITGPT_VERSION}" in text and "128 experts, 8 routed per token" in text
 
 
 LINK = re.compile(r"\[`([^`]+)`\]\((https://github\.com/huggingface/transformers/blob/v([\d.]+)/src/"
