@@ -5,7 +5,10 @@ are taken from pytorch/torchtune's model builders, which transcribe each reposit
 (torchtune/models/qwen3/_model_builders.py at commit bd2a0fc7c31430972728494fa01aaeeb0ebf1ba1;
 the *_instruct builders, i.e. the post-trained Qwen/Qwen3-* repositories, max_seq_len 40960).
 Values the builders share (vocab 151936, head_dim 128, rms_norm_eps 1e-6, rope_theta 1e6,
-no attention bias) are filled in below. tie_word_embeddings is True for 0.6B, 1.7B and 4B only.
+no attention bias) are filled in below. tie_word_embeddings is True for 0.6B, 1.7B and 4B only,
+as in Qwen's own release table (QwenLM/qwenlm.github.io at 1f89f8c, content/blog/qwen3/index.md
+L67-L80), which also gives the layer and head counts. No torchtune release on PyPI contains these
+builders, so the tests check the values against litgpt 0.5.13's transcription instead.
 """
 
 from __future__ import annotations
