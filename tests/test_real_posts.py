@@ -119,6 +119,8 @@ POST_IDENTIFIERS = [
     ("torch-compile-101.md", "recompile_limit"),
     ("nccl-deep-dive.md", "ncclGetUniqueId"),
     ("nccl-deep-dive.md", "NCCL_CUMEM_ENABLE"),
+    ("qwen3-architecture-layer-by-layer.md", "max_window_layers"),
+    ("qwen3-architecture-layer-by-layer.md", "q_norm"),
 ]
 
 

@@ -1,0 +1,204 @@
+"""Tests for the companion code of the post "Qwen3 Architecture Layer-by-Layer".
+
+Every script builds real transformers 5.24.0 Qwen3 modules on the CPU (random weights, no
+download) and asserts its own results; the tests run them from another working directory, check
+what they print against the post, check the post's line anchors against the installed package,
+check the model-size configurations against litgpt's transcription of the Hub config.json files
+(its wheel is fetched from PyPI once, into a cache folder outside the repository), and check the
+hand-written figures against the figure rules.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+transformers = pytest.importorskip("transformers")
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "qwen3_architecture_layer_by_layer"
+POST = ROOT / "docs" / "blog" / "posts" / "qwen3-architecture-layer-by-layer.md"
+FIG_DIR = ROOT / "docs" / "blog" / "posts" / "qwen3-architecture-layer-by-layer"
+TF_VERSION = "5.24.0"
+TF_SRC = Path(transformers.__file__).resolve().parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"qwen3_architecture_layer_by_layer_{name}", EX / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(script: str, timeout: float = 300.0) -> str:
+    proc = subprocess.run([sys.executable, str(EX / script)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT / "tests")  # any cwd must work
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_the_pinned_transformers_is_installed():
+    assert transformers.__version__ == TF_VERSION
+    assert f"transformers=={TF_VERSION}" in (ROOT / "requirements-test.txt").read_text(encoding="utf-8")
+
+
+def test_tiny_model_script():
+    out = _run("tiny_model.py")
+    assert "all tiny-model checks passed" in out
+    assert re.search(r"model\.layers\.0\.self_attn\.q_norm +\(2, 7, 8, 32\)", out)
+    assert "parameters: 351552 total, 71872 per layer, tied lm_head; untied adds 64000" in out
+
+
+@pytest.mark.parametrize("tie", [True, False])
+@pytest.mark.parametrize(("hidden", "inter", "layers", "heads", "kv", "head_dim"), [
+    (32, 48, 2, 4, 4, 8),       # MHA: kv heads == heads
+    (48, 64, 3, 6, 1, 16),      # MQA, q width 96 != hidden 48
+    (64, 96, 1, 8, 2, 8),       # GQA, q width 64 == hidden
+])
+def test_formula_matches_an_allocated_model(hidden, inter, layers, heads, kv, head_dim, tie):
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+    tiny = _load("tiny_model")
+    config = Qwen3Config(vocab_size=97, hidden_size=hidden, intermediate_size=inter, num_hidden_layers=layers,
+                         num_attention_heads=heads, num_key_value_heads=kv, head_dim=head_dim,
+                         tie_word_embeddings=tie)
+    model = Qwen3ForCausalLM(config)
+    assert not any(p.is_meta for p in model.parameters())
+    counted = sum(p.numel() for p in model.parameters())
+    assert counted == tiny.count_params(hidden, inter, layers, heads, kv, head_dim, 97, tie)["total"]
+    with torch.device("meta"):
+        meta = Qwen3ForCausalLM(config)
+    assert sum(p.numel() for p in meta.parameters()) == counted
+
+
+def test_scratch_layer_script():
+    out = _run("scratch_layer.py")
+    assert "all scratch-layer checks passed" in out
+    assert "layer 0, eager, float64: max |scratch - library| = 0.00e+00" in out
+    assert "layer 0, eager, float32: max |scratch - library| = 0.00e+00" in out
+    m = re.search(r"rope->norm (\S+)", out)
+    assert m and float(m.group(1)) > 0.1
+
+
+def test_param_counts_script_and_the_post_table():
+    out = _run("param_counts.py")
+    assert "all parameter-count checks passed" in out
+    text = POST.read_text(encoding="utf-8")
+    for line in out.splitlines():
+        if line.startswith("Qwen3-"):
+            name, total, non_embedding = line.split()[:3]
+            # the post's table quotes every count exactly as the script prints it
+            assert f"| {name} |" in text and total in text and non_embedding in text, line
+
+
+def test_sliding_and_dispatch_script():
+    out = _run("sliding_and_dispatch.py")
+    assert "all sliding-window and dispatch checks passed" in out
+    assert "cached keys per layer after 11 tokens: [11, 11, 3, 3]" in out
+    assert "    0 1 1 1 1 0\n" in out
+
+
+# The post cites the dense configurations from pytorch/torchtune's builders at commit bd2a0fc, but no
+# torchtune release on PyPI contains them (0.6.1, the newest, has no torchtune/models/qwen3), so a test
+# cannot fetch that file. It checks the same values against a second, independent transcription of the
+# Hub config.json files that PyPI does ship: litgpt's litgpt/config.py, whose Qwen3 entries each name
+# the https://huggingface.co/Qwen/Qwen3-*/blob/main/config.json they were copied from. The wheel is
+# downloaded once (pip download --no-deps) into a cache folder outside the repository.
+LITGPT_VERSION = "0.5.13"
+CACHE = Path(os.environ.get("QWEN3_POST_CACHE", Path.home() / ".cache" / "ml-systems-deep-dives"))
+# name: (layers, heads, kv heads, experts, experts per token), as the post states them
+MOE = {"Qwen3-30B-A3B": (48, 32, 4, 128, 8), "Qwen3-235B-A22B": (94, 64, 4, 128, 8)}
+
+
+def _litgpt_qwen3_configs() -> dict[str, dict]:
+    target = CACHE / f"litgpt-{LITGPT_VERSION}"
+    wheels = sorted(target.glob(f"litgpt-{LITGPT_VERSION}-*.whl"))
+    if not wheels:
+        target.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+                        f"litgpt=={LITGPT_VERSION}", "-d", str(target)],
+                       check=True, capture_output=True, text=True, timeout=600)
+        wheels = sorted(target.glob(f"litgpt-{LITGPT_VERSION}-*.whl"))
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        tree = ast.parse(wheel.read("litgpt/config.py").decode("utf-8"))
+
+    def value(node):  # the entries are dict(...) calls whose arguments are literals or dict(...) calls
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+            return {kw.arg: value(kw.value) for kw in node.keywords}
+        return ast.literal_eval(node)
+
+    out = {}
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in {"qwen_3", "qwen_3_32b", "qwen_3_moe"}):
+            for entry in node.value.elts:
+                c = value(entry)
+                out[c["name"].format("")] = c  # "Qwen3-8B{}" -> "Qwen3-8B" (the "-Base" copies use "{}")
+    return out
+
+
+def test_configs_match_a_transcription_of_the_hub_config_files_from_pypi():
+    configs = _load("configs")
+    litgpt = _litgpt_qwen3_configs()
+    for name, (hidden, inter, layers, heads, kv, _tie) in configs.DENSE.items():
+        c = litgpt[name]
+        assert c["hf_config"]["org"] == "Qwen" and c["hf_config"]["name"].format("") == name, name
+        assert (c["n_embd"], c["intermediate_size"], c["n_layer"], c["n_head"], c["n_query_groups"]) == \
+            (hidden, inter, layers, heads, kv), name
+        assert c.get("head_size", c["n_embd"] // c["n_head"]) == configs.COMMON["head_dim"], name
+        assert c["padded_vocab_size"] == configs.COMMON["vocab_size"], name
+        assert c["block_size"] == configs.COMMON["max_position_embeddings"], name
+        assert c["rope_base"] == configs.COMMON["rope_theta"] and c["norm_eps"] == configs.COMMON["rms_norm_eps"]
+        assert c["bias"] is False and c["norm_qk"] is True, name  # no attention bias; q_norm/k_norm
+    for name, (layers, heads, kv, experts, per_token) in MOE.items():
+        c = litgpt[name]
+        assert (c["n_layer"], c["n_head"], c["n_query_groups"], c["n_expert"], c["n_expert_per_token"]) == \
+            (layers, heads, kv, experts, per_token), name
+    text = POST.read_text(encoding="utf-8")
+    assert f"litgpt {LITGPT_VERSION}" in text and "128 experts, 8 routed per token" in text
+
+
+LINK = re.compile(r"\[`([^`]+)`\]\((https://github\.com/huggingface/transformers/blob/v([\d.]+)/src/"
+                  r"transformers/([^#)]+)#L(\d+)(?:-L(\d+))?)\)")
+
+
+def test_every_transformers_anchor_names_its_symbol_at_the_pinned_version():
+    links = LINK.findall(POST.read_text(encoding="utf-8"))
+    assert len(links) >= 15
+    for symbol, url, version, path, start, end in links:
+        assert version == TF_VERSION, url
+        lines = (TF_SRC / path).read_text(encoding="utf-8").splitlines()
+        chunk = "\n".join(lines[int(start) - 1:int(end or start)])
+        assert symbol.rsplit(".", 1)[-1].removesuffix("()") in chunk, (symbol, url)
+
+
+@pytest.mark.parametrize("name", ["map.svg", "attention.svg"])
+def test_svgs_follow_the_figure_rules(name):
+    text = (FIG_DIR / name).read_text(encoding="utf-8")
+    assert "\n\n" not in text and text.endswith("\n")
+    root = ET.fromstring(text)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.get("viewBox") and "fig-svg" in root.get("class", "")
+    assert float(root.get("viewBox").split()[2]) <= 680
+    assert root.find(f"{ns}title") is not None and root.find(f"{ns}desc") is not None
+    ids = [el.get("id") for el in root.iter() if el.get("id")]
+    assert ids and all(i.startswith("qwen3-architecture-layer-by-layer-") for i in ids)
+    assert not re.search(r"#[0-9a-fA-F]{3,6}\b", text.replace("url(#", ""))  # no fixed colours
+    assert not re.search(r"\b(fill|stroke)=\"(?!none)", text)               # colours come from classes
+
+
+def test_figures_regenerate_from_figures_py():
+    figures = _load("figures")
+    for name, text in figures.render().items():
+        assert (FIG_DIR / name).read_text(encoding="utf-8") == text, name
