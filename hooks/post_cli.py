@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import re
 import sys
 import unicodedata
@@ -95,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     schema = sub.add_parser("schema", help="print (or --write) the front matter's JSON Schema")
     schema.add_argument("--write", action="store_true", help=f"write {SCHEMA_FILE.relative_to(ROOT)}")
     new = sub.add_parser("new", help="scaffold a new draft post from a title")
-    new.add_argument("title")
+    new.add_argument("title", nargs="?", help="the title (or --title-from-env)")
+    # make passes the title through the environment, so no shell ever reads `backticks` or $VARS in it.
+    new.add_argument("--title-from-env", metavar="VAR", help="read the title from this environment variable")
     new.add_argument("--category", action="append", choices=CATEGORIES, required=True)
     new.add_argument("--author", default="editors")
     new.add_argument("--date", type=dt.date.fromisoformat, default=dt.date.today())
@@ -113,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(json_schema())
         return 0
-    name, text = scaffold(args.title, args.category, args.date, args.author, args.slug)
+    title = os.environ.get(args.title_from_env, "") if args.title_from_env else (args.title or "")
+    if not title.strip():
+        parser.error('a title is required: post_cli.py new "My title" --category Kernel')
+    name, text = scaffold(title, args.category, args.date, args.author, args.slug)
     target = Path(args.docs_dir) / POSTS_DIR / name
     if target.exists():
         print(f"{target} already exists; pass --slug to choose another name", file=sys.stderr)
