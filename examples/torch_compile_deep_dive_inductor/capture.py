@@ -12,9 +12,9 @@ the whole pipeline instead of loading an earlier result:
 
 For each it records what TORCH_LOGS="output_code,ir_pre_fusion,ir_post_fusion,fusion" would
 print, plus the INFO messages of torch._inductor.memory (reorder_for_peak_memory's estimates),
-checks the compiled results against eager, and writes the artifacts, capture.json and
-lifetimes.json (the mlp wrapper's buffer timeline, see lifetimes.py) into DIR (default: the
-post's folder), then redraws the figures from them (figures.py).
+checks the compiled results against eager, and writes the artifacts and capture.json into
+DIR (default: the post's folder), then derives lifetimes.json and the figures from the mlp
+wrapper (figures.py).
 """
 
 from __future__ import annotations
@@ -40,12 +40,11 @@ os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"   # must be set before to
 os.environ["TORCHINDUCTOR_CACHE_DIR"] = CACHE_DIR
 sys.path.insert(0, str(HERE))
 
-import torch  # noqa: E402
-import torch._inductor.config as inductor_config  # noqa: E402
-
 import figures  # noqa: E402
 import lifetimes  # noqa: E402
 import programs  # noqa: E402
+import torch  # noqa: E402
+import torch._inductor.config as inductor_config  # noqa: E402
 
 ARTIFACTS = ("output_code", "ir_pre_fusion", "ir_post_fusion", "fusion")
 
@@ -160,9 +159,6 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{key:12s} compiled + first call {seconds:6.2f} s; kernels: {', '.join(kernels)}")
     for name, text in files.items():
         (out / "capture" / f"{name}.txt").write_text(text, encoding="utf-8")
-    body = files["mlp_call"].splitlines()
-    tl = lifetimes.timeline(body, lifetimes.input_sizes_from_asserts(body))
-    (out / "lifetimes.json").write_text(json.dumps(tl.to_json(), indent=1) + "\n", encoding="utf-8")
     (out / "capture.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     for line in summary["programs"]["mlp"]["memory_log"]:
         print("  mlp, torch._inductor.memory:", line)

@@ -1,7 +1,8 @@
-"""Draw the post's buffer-lifetime figures from lifetimes.json (no torch needed).
+"""Draw the post's buffer-lifetime figures from the captured mlp wrapper (no torch needed).
 
     python examples/torch_compile_deep_dive_inductor/figures.py [--out DIR]
 
+lifetimes.json          the timeline lifetimes.py reads out of capture/mlp_call.txt
 lifetimes.svg           the static lifetime chart: one row per line of the mlp wrapper's call(),
                         one column per storage, a bar per buffer name that owns the storage
 lifetime-explorer.html  the interactive timeline's content: a table with one row per line and
@@ -25,6 +26,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 POST_DIR = HERE.parents[1] / "docs" / "blog" / "posts" / "torch-compile-deep-dive-inductor"
 FIG_ID = "torch-compile-deep-dive-inductor-lifetimes"
+sys.path.insert(0, str(HERE))
+
+import lifetimes  # noqa: E402
 
 
 def short(line: str) -> str:
@@ -38,6 +42,8 @@ def short(line: str) -> str:
     if m := re.match(r"^(cpp_fused_\w+?)_(\d+)\((.*)\)$", line):
         name = m.group(1).replace("cpp_fused_", "fused_")
         return f"{name}_{m.group(2)}({m.group(3)})"
+    if line.endswith(" = args") and line.count(",") > 2:
+        return line.split(", ")[0] + ", ..., " + line.split(", ")[-1]
     if line.startswith("assert_size_stride("):
         return "assert_size_stride(" + line.split("(", 1)[1].split(",", 1)[0] + ", ...)"
     return line
@@ -131,6 +137,8 @@ def explorer_html(data: dict) -> str:
     """One table row per wrapper line with the state after it, as data-* attributes."""
     cols = [s for s in columns(data) if not s.startswith("in:")]
     out = ['<div class="ifig-static">',
+           '<div style="overflow-x: auto" tabindex="0" role="region" '
+           'aria-label="Buffer lifetimes, line by line (scrolls sideways)">',
            '<table class="bl-table">',
            "<caption>State after each line of <code>call()</code>: which name holds each storage "
            "Inductor allocated, and the bytes they add up to</caption>",
@@ -168,12 +176,14 @@ def explorer_html(data: dict) -> str:
                    f"<td>{escape(event)}</td>"
                    + "".join(f"<td>{escape(h) or '&middot;'}</td>" for h in holders)
                    + f"<td>{data['live_bytes'][i]}</td></tr>")
-    out += ["</tbody>", "</table>", "</div>"]
+    out += ["</tbody>", "</table>", "</div>", "</div>"]
     return "\n".join(out) + "\n"
 
 
 def write_all(out: Path) -> None:
-    data = json.loads((out / "lifetimes.json").read_text(encoding="utf-8"))
+    body = (out / "capture" / "mlp_call.txt").read_text(encoding="utf-8").splitlines()
+    data = lifetimes.timeline(body, lifetimes.input_sizes_from_asserts(body)).to_json()
+    (out / "lifetimes.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (out / "lifetimes.svg").write_text(lifetime_svg(data), encoding="utf-8")
     (out / "lifetime-explorer.html").write_text(explorer_html(data), encoding="utf-8")
 
