@@ -10,6 +10,9 @@ the whole pipeline instead of loading an earlier result:
   mlp_pooled     the same graph with config.memory_planning=True (pools)
   realize_demo   default config, to show which values lowering realizes
 
+and one attempt to compile realize_demo with config.cpu_backend="triton", whose error says
+whether this install can write Triton source at all.
+
 For each it records what TORCH_LOGS="output_code,ir_pre_fusion,ir_post_fusion,fusion" would
 print, plus the INFO messages of torch._inductor.memory (reorder_for_peak_memory's estimates),
 checks the compiled results against eager, and writes the artifacts and capture.json into
@@ -157,6 +160,15 @@ def main(argv: list[str] | None = None) -> None:
             "memory_log": records["memory"],
         }
         print(f"{key:12s} compiled + first call {seconds:6.2f} s; kernels: {', '.join(kernels)}")
+    # Can this CPU-only install write Triton source? Ask for the Triton backend on the CPU.
+    torch._dynamo.reset()
+    try:
+        with inductor_config.patch(cpu_backend="triton"):
+            torch.compile(programs.realize_demo)(*programs.realize_inputs())
+        summary["cpu_backend_triton"] = "compiled"
+    except Exception as exc:  # noqa: BLE001  (the error itself is the result)
+        summary["cpu_backend_triton"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    print("cpu_backend='triton':", summary["cpu_backend_triton"])
     for name, text in files.items():
         (out / "capture" / f"{name}.txt").write_text(text, encoding="utf-8")
     (out / "capture.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
