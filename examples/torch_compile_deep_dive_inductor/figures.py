@@ -17,6 +17,7 @@ it uses the same palette classes.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -26,9 +27,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 POST_DIR = HERE.parents[1] / "docs" / "blog" / "posts" / "torch-compile-deep-dive-inductor"
 FIG_ID = "torch-compile-deep-dive-inductor-lifetimes"
-sys.path.insert(0, str(HERE))
 
-import lifetimes  # noqa: E402
+
+def _sibling(name: str):
+    """Import a module of this folder under a post-specific name (no clash with other posts)."""
+    full = f"torch_compile_deep_dive_inductor_{name}"
+    if full not in sys.modules:
+        spec = importlib.util.spec_from_file_location(full, HERE / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module  # dataclasses look their module up while executing
+        spec.loader.exec_module(module)
+    return sys.modules[full]
+
+
+lifetimes = _sibling("lifetimes")
 
 
 def short(line: str) -> str:
