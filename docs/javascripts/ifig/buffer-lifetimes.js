@@ -41,7 +41,7 @@
     SCOPE + ".bl-button:focus-visible { outline: 0.15rem solid var(--md-typeset-a-color);",
     "  outline-offset: 0.15rem; }",
     SCOPE + ".bl-button:disabled { cursor: default; text-decoration: none; opacity: 0.5; }",
-    SCOPE + ".bl-code { max-height: 16rem; overflow: auto; margin: 0.4rem 0; padding: 0.3rem 0;",
+    SCOPE + ".bl-code { text-align: left; max-height: 16rem; overflow: auto; margin: 0.4rem 0; padding: 0.3rem 0;",
     "  border: 1px solid var(--md-default-fg-color--lightest); font-size: 0.7rem; }",
     SCOPE + ".bl-code div { white-space: pre; padding: 0 0.5rem; font-family: var(--md-code-font-family); }",
     SCOPE + '.bl-code div[aria-current="step"] { font-weight: 700;',
@@ -90,13 +90,13 @@
     var nav = el("div", { "class": "ifig-controls", role: "group",
       "aria-label": "Step through the lines of call()" });
     var first = el("button", { type: "button", "class": "bl-button", "aria-label": "First line" },
-      "\u23ee");
+      "\u00ab First");
     var prev = el("button", { type: "button", "class": "bl-button", "aria-label": "Previous line" },
       "\u25c0 Previous");
     var next = el("button", { type: "button", "class": "bl-button bl-button--strong",
       "aria-label": "Next line" }, "Next \u25b6");
     var last = el("button", { type: "button", "class": "bl-button", "aria-label": "Last line" },
-      "\u23ed");
+      "Last \u00bb");
     [first, prev, next, last].forEach(function (b) { nav.appendChild(b); });
 
     var code = el("div", { "class": "bl-code", role: "list", tabindex: "0",
