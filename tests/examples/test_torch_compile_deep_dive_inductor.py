@@ -111,6 +111,14 @@ def test_mlp_frees_where_expected(fresh):
     # frees of buf4, buf5, buf7 were popped by memory_plan_reuse.
     assert not [line for line in body if re.fullmatch(r"del buf\d+", line)]
     assert kinds.count("free") == 4 and body[-1] == "return (buf8, )"
+    # Input asserts are deferred to the first reader; source comments include unrealized args.
+    assert body.index("assert_size_stride(arg3_1, (64, 64), (64, 1), 'input')") > body.index(
+        "extern_kernels.mm(buf1, arg2_1, out=buf2)")
+    i = body.index("extern_kernels.mm(buf1, arg2_1, out=buf2)")
+    assert body[i - 1] == ("# Topologically Sorted Source Nodes: [h, matmul_1], "
+                           "Original ATen: [aten.relu, aten.mm]")
+    assert not body[body.index("cpp_fused_relu_0(buf1)") - 1].startswith("#")
+    assert "    fn = lambda: call(list(args))" in _art(fresh[0], "mlp_output_code")
 
 
 def test_mlp_fusion_rounds_and_refusal(fresh):
