@@ -189,6 +189,27 @@ def test_peak_memory_estimates(fresh):
     assert summary["programs"]["realize"]["memory_log"][1] == f"Baseline peak memory: {3 * 32768}"
 
 
+def test_planner_probe_reuse_decision_and_pool_groups(tmp_path):
+    """planner_probe.py observes the real planners: the numbers behind buf4 = buf1 and the pools."""
+    proc = subprocess.run([sys.executable, str(EX / "planner_probe.py")], cwd=tmp_path, text=True,
+                          capture_output=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    decisions = {(d["freed"], d["allocated"]): d for d in records
+                 if d["kind"] == "reuse_decisions"}
+    assert list(decisions) == [("buf1", "buf4"), ("buf3", "buf8")]
+    gap = decisions["buf1", "buf4"]     # freed at op2, allocated at op4: the peak test decides
+    assert (gap["adjacent"], gap["overall_peak"], gap["peak_between"], gap["size"]) == (
+        False, 24832, 16384, 8192)
+    assert gap["peak_between"] + gap["size"] == 24576 <= gap["overall_peak"] and gap["reused"]
+    assert decisions["buf3", "buf8"]["adjacent"] and decisions["buf3", "buf8"]["reused"]
+    groups = {tuple(g["names"]): (g["pool"], g["offset"], g["is_output"])
+              for g in records if g["kind"] == "pool_groups"}
+    assert groups == {("buf0", "buf1"): ("pool1", 0, False), ("buf2", "buf3"): ("pool0", 0, False),
+                      ("buf4",): ("pool1", 0, False), ("buf5",): ("pool1", 8192, False),
+                      ("buf7",): ("pool1", 8320, False), ("buf8",): ("pool0", 0, True)}
+
+
 def test_triton_source_cannot_be_generated_here(fresh):
     assert _summary(fresh[0])["cpu_backend_triton"] == (
         "InductorError: ModuleNotFoundError: No module named 'triton'")
