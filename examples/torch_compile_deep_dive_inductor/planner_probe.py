@@ -7,7 +7,8 @@ AllocateLine.should_reuse_buffer wrapped so that each decision is recorded with 
 was made on (EfficientPeakEstimate's overall peak and its peak between the free and the
 allocation), and once with config.memory_planning=True, with MemoryPlanner.allocate_groups
 wrapped so that each BufferGroup's names, live range, pool and offset are recorded. Prints one
-JSON object per line (decisions first, then groups); nothing is written to disk. The wrappers call the real functions and only observe.
+JSON object per line (decisions first, then groups); nothing is written to disk. The wrappers
+call the real functions and only observe.
 """
 
 from __future__ import annotations
