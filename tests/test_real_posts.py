@@ -84,6 +84,7 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
 FIGURE_STEPS = [
     ("flashattention-to-flashattention-2.md", "online-softmax", "Next step", "data-step", "0", "1"),
     ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
+    ("torch-compile-deep-dive-inductor.md", "buffer-lifetimes", "Next line", "data-step", "0", "1"),
 ]
 
 
@@ -121,6 +122,8 @@ POST_IDENTIFIERS = [
     ("nccl-deep-dive.md", "NCCL_CUMEM_ENABLE"),
     ("qwen3-architecture-layer-by-layer.md", "max_window_layers"),
     ("qwen3-architecture-layer-by-layer.md", "q_norm"),
+    ("torch-compile-deep-dive-inductor.md", "FreeIfNotReusedLine"),
+    ("torch-compile-deep-dive-inductor.md", "should_realize_on_reuse"),
 ]
 
 
