@@ -50,14 +50,22 @@ def flash_attn_sdist() -> Path | None:
     return target if proc.returncode == 0 and target.is_file() else None
 
 
-def flash_attn_file(path: str) -> str | None:
-    """Text of ``path`` (repository-relative, e.g. ``csrc/flash_attn/flash_api.cpp``) at v2.8.3."""
+@functools.cache
+def _flash_attn_texts() -> dict[str, str]:
+    """Every text file of the sdist under its repository-relative path, read in one pass."""
     sdist = flash_attn_sdist()
     if sdist is None:
-        return None
+        return {}
+    prefix = f"flash_attn-{FLASH_ATTN_VERSION}/"
+    texts = {}
     with tarfile.open(sdist) as tar:
-        try:
-            member = tar.extractfile(f"flash_attn-{FLASH_ATTN_VERSION}/{path}")
-        except KeyError:
-            return None
-        return member.read().decode("utf-8") if member else None
+        for member in tar:
+            if member.isfile() and member.name.endswith((".py", ".h", ".cpp", ".cu", ".md")):
+                data = tar.extractfile(member).read()
+                texts[member.name.removeprefix(prefix)] = data.decode("utf-8", "replace")
+    return texts
+
+
+def flash_attn_file(path: str) -> str | None:
+    """Text of ``path`` (repository-relative, e.g. ``csrc/flash_attn/flash_api.cpp``) at v2.8.3."""
+    return _flash_attn_texts().get(path)
