@@ -2,8 +2,8 @@
 
 The blog's posts cite upstream files at pinned tags. Where a released package ships those files,
 the tests read them from the package itself: torch's Python sources from the installed torch
-2.13.0, flash-attn's C++ sources from its 2.8.3 sdist, which ``pip download`` fetches once into a
-cache folder outside the repository (``$BLOG_UPSTREAM_CACHE``, default
+2.13.0, flash-attn's sources from its 2.8.3 sdist, which ``pip download`` fetches once and which is
+unpacked once into a cache folder outside the repository (``$BLOG_UPSTREAM_CACHE``, default
 ``~/.cache/ml-systems-blog/upstream``).
 """
 
@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 import torch
@@ -25,9 +27,14 @@ TORCH_VERSION = "2.13.0"
 FLASH_ATTN_VERSION = "2.8.3"
 
 
+def torch_present() -> bool:
+    """Whether the installed torch is the pinned release (its Python files are then the tag's)."""
+    return torch.__version__.split("+")[0] == TORCH_VERSION
+
+
 def torch_file(path: str) -> str | None:
     """Text of ``path`` (repository-relative, e.g. ``torch/_dynamo/eval_frame.py``) in the wheel."""
-    if not path.startswith("torch/") or torch.__version__.split("+")[0] != TORCH_VERSION:
+    if not path.startswith("torch/") or not torch_present():
         return None
     file = TORCH_DIR.parent / path
     return file.read_text(encoding="utf-8") if file.is_file() else None
@@ -51,21 +58,33 @@ def flash_attn_sdist() -> Path | None:
 
 
 @functools.cache
-def _flash_attn_texts() -> dict[str, str]:
-    """Every text file of the sdist under its repository-relative path, read in one pass."""
+def flash_attn_tree() -> Path | None:
+    """The sdist unpacked once next to it (its top folder, holding ``csrc/``, ``flash_attn/``...)."""
     sdist = flash_attn_sdist()
     if sdist is None:
-        return {}
-    prefix = f"flash_attn-{FLASH_ATTN_VERSION}/"
-    texts = {}
-    with tarfile.open(sdist) as tar:
-        for member in tar:
-            if member.isfile() and member.name.endswith((".py", ".h", ".cpp", ".cu", ".md")):
-                data = tar.extractfile(member).read()
-                texts[member.name.removeprefix(prefix)] = data.decode("utf-8", "replace")
-    return texts
+        return None
+    tree = CACHE / f"flash_attn-{FLASH_ATTN_VERSION}"
+    if not (tree / "PKG-INFO").is_file():
+        # Unpack into a temporary folder and move it into place, so that an interrupted run never
+        # leaves a half-unpacked tree that looks complete.
+        with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+            with tarfile.open(sdist) as tar:
+                tar.extractall(tmp, filter="data")
+            shutil.rmtree(tree, ignore_errors=True)
+            (Path(tmp) / tree.name).rename(tree)
+    return tree
 
 
 def flash_attn_file(path: str) -> str | None:
     """Text of ``path`` (repository-relative, e.g. ``csrc/flash_attn/flash_api.cpp``) at v2.8.3."""
-    return _flash_attn_texts().get(path)
+    tree = flash_attn_tree()
+    if tree is None:
+        return None
+    file = tree / path
+    return file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None
+
+
+def flash_attn_ships(path: str) -> bool:
+    """Whether the sdist should hold ``path``: its folder is in the sdist (so a miss is a wrong path)."""
+    tree = flash_attn_tree()
+    return tree is not None and (tree / path).parent.is_dir()
