@@ -4,7 +4,8 @@ Nothing here runs on a GPU. The tile table transcribes the non-dropout branches 
 run_mha_fwd_hdim* functions in csrc/flash_attn/src/flash_fwd_launch_template.h; smem_bytes mirrors
 Flash_fwd_kernel_traits::kSmemSize in kernel_traits.h; num_splits_heuristic re-implements the
 function of that name in csrc/flash_attn/flash_api.cpp (the same rule, written afresh here in
-Python).
+Python, with the C++'s float32 arithmetic; the tests compile the real function with g++ and
+compare).
 
 Run it: ``python examples/flashattention_to_flashattention_2/flash_launch.py``
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
+
+import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # examples/ on the path, for common.svgplot
@@ -48,10 +51,13 @@ def splitkv_block_n(head_dim: int) -> int:
 
 
 # --8<-- [start:splits]
+f32 = np.float32  # the C++ computes the waves and efficiencies in float
+
+
 def num_splits_heuristic(batch_nheads_mblocks: int, num_sms: int, num_n_blocks: int,
                          max_splits: int) -> int:
     """Smallest split count whose wave efficiency is within 85% of the best one."""
-    if batch_nheads_mblocks >= 0.8 * num_sms:  # enough thread blocks already: no split
+    if f32(batch_nheads_mblocks) >= f32(0.8) * f32(num_sms):  # `>= 0.8f * num_SMs`: no split
         return 1
     max_splits = min(max_splits, num_sms, num_n_blocks)
 
@@ -61,10 +67,11 @@ def num_splits_heuristic(batch_nheads_mblocks: int, num_sms: int, num_n_blocks: 
     eff = {}
     for s in range(1, max_splits + 1):
         if eligible(s):
-            waves = batch_nheads_mblocks * s / num_sms
-            eff[s] = waves / math.ceil(waves)
+            waves = f32(batch_nheads_mblocks * s) / f32(num_sms)  # float(a * s) / num_SMs
+            eff[s] = waves / np.ceil(waves)                        # float / float: float
     best = max(eff.values())
-    return next(s for s in sorted(eff) if eff[s] >= 0.85 * best)
+    # `efficiency[s - 1] >= 0.85 * max_efficiency`: 0.85 is a double, so this compares in double
+    return next(s for s in sorted(eff) if float(eff[s]) >= 0.85 * float(best))
 
 
 MAX_SPLITS = 128  # set_params_splitkv passes 128 and then checks num_splits <= 128

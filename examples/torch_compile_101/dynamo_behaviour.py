@@ -193,6 +193,23 @@ def mark_dynamic_upfront() -> dict:
     return {"graphs": len(backend.graphs), "symint_inputs": _symint_inputs(backend.graphs[0])}
 
 
+def dynamic_flag() -> dict:
+    """What dynamic=False and dynamic=True set: the defaults for unmarked sizes, nothing more."""
+    out = {}
+    for dynamic, marked in ((False, True), (False, False), (True, False)):
+        torch._dynamo.reset()
+        backend = CountingBackend()
+        f = torch.compile(scale_sum, backend=backend, dynamic=dynamic)
+        for n in (8, 16, 32):
+            x = torch.randn(n)
+            if marked:
+                torch._dynamo.mark_dynamic(x, 0)
+            f(x)
+        out[f"dynamic={dynamic}{', mark_dynamic' if marked else ''}"] = {
+            "graphs": len(backend.graphs), "symint_inputs": _symint_inputs(backend.graphs[0])}
+    return out
+
+
 def sizes_zero_and_one() -> dict:
     """Automatic dynamic shapes never cover sizes 0 and 1: each gets its own specialised graph."""
     torch._dynamo.reset()
@@ -253,6 +270,7 @@ def run_all() -> dict:
         "recompilations": recompilations(),
         "recompile_limit": recompile_limit_hit(),
         "mark_dynamic": mark_dynamic_upfront(),
+        "dynamic_flag": dynamic_flag(),
         "sizes_zero_and_one": sizes_zero_and_one(),
         "fail_on_recompile": fail_on_recompile(),
         "dispatch_overhead": dispatch_overhead(),
@@ -281,6 +299,11 @@ def check(r: dict) -> None:
     assert "dtype mismatch" in rc["reasons"][0], rc["reasons"]
     assert r["recompile_limit"] == {"sizes_called": 7, "graphs": 3, "cache_entries": 3}
     assert r["mark_dynamic"]["graphs"] == 1 and r["mark_dynamic"]["symint_inputs"]
+    df = r["dynamic_flag"]  # dynamic=False does not forbid symbols: mark_dynamic still wins
+    assert df["dynamic=False, mark_dynamic"]["graphs"] == 1, df
+    assert df["dynamic=False, mark_dynamic"]["symint_inputs"], df
+    assert df["dynamic=False"] == {"graphs": 3, "symint_inputs": []}, df
+    assert df["dynamic=True"]["graphs"] == 1 and df["dynamic=True"]["symint_inputs"], df
     # 8 -> 16 -> 32: static, then dynamic, then covered; but 1 and 0 each compile again
     assert r["sizes_zero_and_one"]["graphs_after_size"] == {
         8: 1, 16: 2, 32: 2, 1: 3, 2: 3, 0: 4, 64: 4}, r["sizes_zero_and_one"]
@@ -315,6 +338,8 @@ def main() -> dict:
     md = r["mark_dynamic"]
     print(f"mark_dynamic before the first call: {md['graphs']} graph for 4 sizes, "
           f"SymInt inputs {md['symint_inputs']}")
+    for name, v in r["dynamic_flag"].items():
+        print(f"{name}, sizes 8/16/32: {v['graphs']} graph(s), SymInt inputs {v['symint_inputs']}")
     sz = r["sizes_zero_and_one"]["graphs_after_size"]
     print("scale_sum, graphs after each size: " + ", ".join(f"{n}: {g}" for n, g in sz.items()))
     print(f"set_stance('fail_on_recompile'): {r['fail_on_recompile']['raised'][:60]}...")

@@ -15,7 +15,8 @@ What it captures, in the order the stages run (CPU, torch 2.13.0):
 Environment variables must be set before torch is imported, so this script imports torch only
 inside main(): TORCH_TRACE (the structured trace that tlparse reads; we count its events),
 TORCHINDUCTOR_CACHE_DIR (a fresh directory, so every cache misses and the full compile runs) and
-TORCHINDUCTOR_COMPILE_THREADS=1 (compile in-process, so no worker pool disturbs the timings).
+TORCHINDUCTOR_COMPILE_THREADS=1 (each C++ kernel is built in the calling thread, one after
+another, so compile times are sequential and comparable between runs).
 """
 
 from __future__ import annotations

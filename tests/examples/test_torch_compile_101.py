@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "torch_compile_101"
 POST_DIR = ROOT / "docs" / "blog" / "posts" / "torch-compile-101"
@@ -245,3 +247,35 @@ def test_dynamo_behaviour_counts():
     result = dynamo_behaviour.run_all()
     dynamo_behaviour.check(result)  # every count the post states
     assert result["recompilations"]["graphs_after"]["set_num_threads(1)"] == 6
+
+
+MORE = POST_DIR / "more-stages"
+
+
+def test_mutation_decomposition_and_triton_artifacts_regenerate_exactly():
+    """more_stages.py --check: a fresh process and cache reproduce the committed files exactly."""
+    _run("more_stages.py", "--check", cwd=ROOT / "tests", timeout=600)
+
+
+def test_mutation_is_functionalized_with_a_trailing_copy():
+    graph = (MORE / "mutation_aot_graph.txt").read_text(encoding="utf-8")
+    ops = re.findall(r"torch\.ops\.aten\.(\w+)\.", graph)
+    assert ops == ["add", "mul", "copy_"]  # out-of-place add, the user's op, then the copy back
+    assert "add_" not in ops
+
+
+def test_silu_reaches_inductor_decomposed():
+    assert "torch.nn.functional.silu" in (MORE / "silu_dynamo_graph.txt").read_text(encoding="utf-8")
+    aot = (MORE / "silu_aot_graph.txt").read_text(encoding="utf-8")
+    assert re.findall(r"torch\.ops\.aten\.(\w+)\.", aot) == ["neg", "exp", "add", "div", "add"]
+    assert "silu" not in aot.replace("F.silu(x)", "")  # only in the source-line comment
+
+
+def test_triton_kernel_source_is_a_persistent_reduction_of_the_forward():
+    src = (MORE / "triton_kernel_forward.txt").read_text(encoding="utf-8")
+    assert "@triton_heuristics.persistent_reduction(" in src and "@triton.jit" in src
+    assert "size_hints={'x': 64, 'r0_': 256}" in src and "ReductionHint.INNER" in src
+    assert "R0_BLOCK: tl.constexpr = 256" in src  # the whole row in one block
+    for op in ("tl.program_id(0) * XBLOCK", "tl.sum(", "libdevice.rsqrt(", "tl.store("):
+        assert op in src, op
+    assert src.count("tl.load(") == 2  # x once and the weight once: one pass over x
