@@ -1,0 +1,346 @@
+"""Tests for the companion code of the post "CUTLASS Deep Dive: From CuTe Layouts to Blackwell tcgen05".
+
+Three references for the layout algebra in examples/cutlass_deep_dive/cute_layouts.py:
+1. the worked examples printed in CUTLASS v4.7.0's media/docs/cpp/cute/01_layout.md and
+   02_layout_algebra.md (expected strings copied from the docs, file and section named);
+2. CUTLASS's own pure-Python port, pycute, fetched from PyPI at test time. No 4.7.0 wheel ships it:
+   the newest `nvidia-cutlass` wheel is 4.2.0.0, whose pycute/ files equal python/pycute at the
+   v4.7.0 tag except for the copyright year. The test checks exactly that, by hashing each file
+   with its copyright line removed against hashes taken from the v4.7.0 tag;
+3. the defining property of each operation, evaluated point by point (R(i) == A(B(i)), ...).
+The visualiser's arithmetic (docs/javascripts/ifig/cute-layout.js) is run under Node and
+compared with the Python algebra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import random
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "cutlass_deep_dive"
+JS = ROOT / "docs" / "javascripts" / "ifig" / "cute-layout.js"
+STATIC_SVG = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive" / "layout-static.svg"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+cl = _load("cutlass_deep_dive_cute_layouts", EX / "cute_layouts.py")
+L = cl.Layout
+
+# python/pycute/*.py at CUTLASS v4.7.0 with the "Copyright (c)" line removed, sha256.
+PYCUTE_V470 = {
+    "__init__.py": "0a7aff64e19e33f937ebd710701d90a29f01cf469d4802a4ba23a3473a6f2aa3",
+    "int_tuple.py": "1e5e0d0afd5856c49f54e48e7d4e8b1d747a82cdd6e3239eafa6f6c92473a9e8",
+    "layout.py": "b54e4d1f87192a5d5925115604b498f3dd05b731e3c54bd3b627424460d9a57f",
+    "swizzle.py": "cfa44e94f6064d6741e1c610cf80b4c10a80873ba823150bbad47169c4b7a46c",
+    "typing.py": "d129babf980ca10f2f27807a472097d3329b61f6eebf7cd337a95edd4a38eb25",
+}
+WHEEL = "nvidia-cutlass==4.2.0.0"
+
+
+def _without_copyright(text: str) -> bytes:
+    return "".join(line for line in text.splitlines(keepends=True) if "Copyright (c)" not in line).encode()
+
+
+@pytest.fixture(scope="module")
+def pycute(tmp_path_factory: pytest.TempPathFactory):
+    """pycute from the nvidia-cutlass wheel on PyPI, checked equal to v4.7.0's python/pycute."""
+    tmp = tmp_path_factory.mktemp("pycute")
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                           WHEEL, "-d", str(tmp / "dl")], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.fail(f"could not download {WHEEL} from the package index:\n{proc.stderr[-2000:]}")
+    (wheel,) = (tmp / "dl").glob("nvidia_cutlass-*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        members = [n for n in zf.namelist() if n.startswith("pycute/") and n.endswith(".py")]
+        zf.extractall(tmp / "site", members)
+    pkg = tmp / "site" / "pycute"
+    got = {p.name: hashlib.sha256(_without_copyright(p.read_text(encoding="utf-8"))).hexdigest()
+           for p in pkg.glob("*.py")}
+    assert got == PYCUTE_V470, "the wheel's pycute differs from python/pycute at v4.7.0"
+    spec = importlib.util.spec_from_file_location("cutlass_deep_dive_pycute", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cutlass_deep_dive_pycute"] = module
+    spec.loader.exec_module(module)
+    yield module
+    for name in [n for n in sys.modules if n.startswith("cutlass_deep_dive_pycute")]:
+        del sys.modules[name]
+
+
+# (doc file, section, computed by our implementation, expected text printed in the doc)
+DOC_EXAMPLES = [
+    ("01_layout.md", "Index Mapping", lambda: L((3, (2, 3)), (3, (12, 1)))(16), 17),
+    ("01_layout.md", "Index Mapping", lambda: L((3, (2, 3)), (3, (12, 1)))((1, 5)), 17),
+    ("01_layout.md", "Index Mapping", lambda: L((3, (2, 3)), (3, (12, 1)))((1, (1, 2))), 17),
+    ("01_layout.md", "Coordinate Mapping", lambda: cl.idx2crd(16, (3, (2, 3))), (1, (1, 2))),
+    ("01_layout.md", "Sublayouts", lambda: str(L((4, (3, 6))).mode(1)), "(3,6):(4,12)"),
+    ("01_layout.md", "Layout (LayoutLeft)", lambda: str(L((2, (2, 2)))), "(2,(2,2)):(1,(2,4))"),
+    ("02_layout_algebra.md", "Coalesce", lambda: str(cl.coalesce(L((2, (1, 6)), (1, (6, 2))))), "12:1"),
+    ("02_layout_algebra.md", "By-mode Coalesce",
+     lambda: str(cl.coalesce(L((2, (1, 6)), (1, (6, 2))), (1, 1))), "(2,6):(1,2)"),
+    ("02_layout_algebra.md", "Composition",
+     lambda: str(cl.composition(L((6, 2), (8, 2)), L((4, 3), (3, 1)))), "((2,2),3):((24,2),8)"),
+    ("02_layout_algebra.md", "Example 2", lambda: str(cl.composition(L(20, 2), L((5, 4), (4, 1)))),
+     "(5,4):(8,2)"),
+    # The doc prints ((5,1),(2,2)):((16,4),(80,4)) for dynamic integers; ours drops the size-1 mode as
+    # the static-integer print does: (_5,(_2,_2)):(_16,(_80,_4)).
+    ("02_layout_algebra.md", "Example 3", lambda: str(cl.composition(L((10, 2), (16, 4)), L((5, 4), (1, 5)))),
+     "(5,(2,2)):(16,(80,4))"),
+    ("02_layout_algebra.md", "By-mode Composition",
+     lambda: str(cl.composition(L((12, (4, 8)), (59, (13, 1))), (L(3, 4), L(8, 2)))), "(3,(2,4)):(236,(26,1))"),
+    ("02_layout_algebra.md", "By-mode Composition (Shape tiler)",
+     lambda: str(cl.composition(L((12, (4, 8)), (59, (13, 1))), (L(3), L(8)))), "(3,(4,2)):(59,(13,1))"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L(4, 1), 24)), "6:4"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L(6, 4), 24)), "4:1"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L((4, 6), (1, 4)), 24)), "1:0"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L(4, 2), 24)), "(2,3):(1,8)"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L((2, 4), (1, 6)), 24)), "3:2"),
+    ("02_layout_algebra.md", "Complement", lambda: str(cl.complement(L((2, 2), (1, 6)), 24)), "(3,2):(2,12)"),
+    ("02_layout_algebra.md", "Logical Divide 1-D",
+     lambda: str(cl.logical_divide(L((4, 2, 3), (2, 1, 8)), L(4, 2))), "((2,2),(2,3)):((4,1),(2,8))"),
+    ("02_layout_algebra.md", "Logical Divide 2-D",
+     lambda: str(cl.zipped_divide(L((9, (4, 8)), (59, (13, 1))), (L(3, 3), L((2, 4), (1, 8)))).mode(0)),
+     "(3,(2,4)):(177,(13,2))"),
+    ("02_layout_algebra.md", "Zipped divide shape",
+     lambda: cl.size_of(cl.zipped_divide(L((9, (4, 8)), (59, (13, 1))), (L(3, 3), L((2, 4), (1, 8))))
+                        .mode(1).shape), 12),
+    ("02_layout_algebra.md", "Logical Product 1-D",
+     lambda: str(cl.logical_product(L((2, 2), (4, 1)), L(6))), "((2,2),(2,3)):((4,1),(2,8))"),
+]
+
+
+@pytest.mark.parametrize(("doc", "section", "compute", "expected"), DOC_EXAMPLES,
+                         ids=[f"{d[:2]}-{s}-{i}" for i, (d, s, _, _) in enumerate(DOC_EXAMPLES)])
+def test_documented_examples(doc: str, section: str, compute, expected) -> None:
+    assert compute() == expected
+
+
+def test_zipped_divide_tile_is_the_composition() -> None:
+    # The doc's invariant: layout<0>(zipped_divide(a, b)) == composition(a, b).
+    a = L((9, (4, 8)), (59, (13, 1)))
+    b = (L(3, 3), L((2, 4), (1, 8)))
+    assert cl.zipped_divide(a, b).mode(0) == cl.composition(a, b)
+
+
+def _to_pc(pc, layout):
+    return pc.Layout(layout.shape, layout.stride)
+
+
+def _norm(shape, stride):
+    """Shapes and strides with the stride of every size-1 leaf set to 0 (it is never multiplied)."""
+    if isinstance(shape, tuple):
+        pairs = [_norm(s, d) for s, d in zip(shape, stride, strict=True)]
+        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+    return shape, (0 if shape == 1 else stride)
+
+
+def _same(pc, ours, theirs) -> bool:
+    """Equal shapes and strides, up to the stride of size-1 modes (which carries no meaning)."""
+    return _norm(ours.shape, ours.stride) == _norm(theirs.shape, theirs.stride)
+
+
+def _pc_tiler(pc, t):
+    return tuple(_to_pc(pc, x) for x in t) if isinstance(t, tuple) else _to_pc(pc, t)
+
+
+def test_documented_examples_agree_with_pycute(pycute) -> None:
+    pc = pycute
+    a = L((9, (4, 8)), (59, (13, 1)))
+    tiler = (L(3, 3), L((2, 4), (1, 8)))
+    cases = [
+        (cl.coalesce(L((2, (1, 6)), (1, (6, 2)))), pc.coalesce(pc.Layout((2, (1, 6)), (1, (6, 2))))),
+        (cl.composition(L((6, 2), (8, 2)), L((4, 3), (3, 1))),
+         pc.composition(pc.Layout((6, 2), (8, 2)), pc.Layout((4, 3), (3, 1)))),
+        (cl.composition(L((10, 2), (16, 4)), L((5, 4), (1, 5))),
+         pc.composition(pc.Layout((10, 2), (16, 4)), pc.Layout((5, 4), (1, 5)))),
+        (cl.complement(L((2, 2), (1, 6)), 24), pc.complement(pc.Layout((2, 2), (1, 6)), 24)),
+        (cl.logical_divide(L((4, 2, 3), (2, 1, 8)), L(4, 2)),
+         pc.logical_divide(pc.Layout((4, 2, 3), (2, 1, 8)), pc.Layout(4, 2))),
+        (cl.logical_divide(a, tiler), pc.logical_divide(_to_pc(pc, a), _pc_tiler(pc, tiler))),
+        (cl.zipped_divide(a, tiler), pc.zipped_divide(_to_pc(pc, a), _pc_tiler(pc, tiler))),
+        (cl.tiled_divide(a, tiler), pc.tiled_divide(_to_pc(pc, a), _pc_tiler(pc, tiler))),
+        (cl.logical_product(L((2, 2), (4, 1)), L(6)), pc.logical_product(pc.Layout((2, 2), (4, 1)), pc.Layout(6))),
+        (cl.zipped_product(L((2, 5), (5, 1)), (L(3), L(4))),
+         pc.zipped_product(pc.Layout((2, 5), (5, 1)), (pc.Layout(3), pc.Layout(4)))),
+        (cl.tiled_product(L((2, 5), (5, 1)), (L(3), L(4))),
+         pc.tiled_product(pc.Layout((2, 5), (5, 1)), (pc.Layout(3), pc.Layout(4)))),
+    ]
+    for ours, theirs in cases:
+        assert _same(pc, ours, theirs), (str(ours), str(theirs))
+
+
+def test_pycute_logical_product_with_an_integer_tiler_divides(pycute) -> None:
+    # At v4.7.0 pycute's logical_product(A, int) dispatches to logical_divide; C++ makes a layout
+    # from the integer and takes the product. Our implementation follows the C++.
+    pc = pycute
+    theirs = pc.logical_product(pc.Layout((2, 2), (4, 1)), 6)
+    assert str(theirs) != str(pc.logical_product(pc.Layout((2, 2), (4, 1)), pc.Layout(6)))
+    assert str(cl.logical_product(L((2, 2), (4, 1)), 6)) == "((2,2),(2,3)):((4,1),(2,8))"
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _random_layout(rng: random.Random, max_modes: int = 3) -> cl.Layout:
+    """A random injective layout: a permutation of compact modes, with optional gaps."""
+    k = rng.randint(1, max_modes)
+    shapes = [rng.choice([1, 2, 2, 3, 4, 4, 6, 8]) for _ in range(k)]
+    order = list(range(k))
+    rng.shuffle(order)
+    strides = [0] * k
+    step = 1
+    for i in order:
+        step *= rng.choice([1, 1, 1, 2, 3])  # a gap below this mode
+        strides[i] = step
+        step *= shapes[i]
+    if k == 1:
+        return L(shapes[0], strides[0])
+    if rng.random() < 0.3 and k == 3:  # nest the last two modes
+        return L((shapes[0], (shapes[1], shapes[2])), (strides[0], (strides[1], strides[2])))
+    return L(tuple(shapes), tuple(strides))
+
+
+def _points(layout: cl.Layout) -> list[int]:
+    return [layout(i) for i in range(layout.size())]
+
+
+def test_random_layouts_agree_with_pycute_and_with_the_definitions(pycute) -> None:
+    pc = pycute
+    rng = random.Random(14)
+    rejected = 0
+    counts = {"coalesce": 0, "composition": 0, "complement": 0, "logical_divide": 0, "logical_product": 0}
+    for _ in range(600):
+        a = _random_layout(rng)
+        pa = _to_pc(pc, a)
+        # coalesce: same function, same result as pycute
+        c = cl.coalesce(a)
+        assert _points(c) == _points(a) and _same(pc, c, pc.coalesce(pa))
+        counts["coalesce"] += 1
+        # complement: (A, A*) is injective and covers the cotarget; equal to pycute
+        target = a.cosize() * rng.choice([1, 2, 3])
+        comp = cl.complement(a, target)
+        assert _same(pc, comp, pc.complement(pa, target)), (str(a), target)
+        joint = _points(cl.cat(a, comp))
+        assert len(set(joint)) == len(joint) and cl.cat(a, comp).cosize() >= target
+        counts["complement"] += 1
+        # composition with a B whose stride and size walk through A's modes evenly
+        n = a.size()
+        d = rng.choice(_divisors(n))
+        s = rng.choice(_divisors(n // d))
+        b = L(s, d) if rng.random() < 0.5 else L((s, 1), (d, 0))
+        try:
+            ours = cl.composition(a, b)
+        except ValueError:
+            # Rejected, as C++ rejects static shapes ("Stride/Shape Divisibility Condition");
+            # pycute either asserts too or returns a layout that is not A o B.
+            rejected += 1
+            try:
+                theirs = pc.composition(pa, _to_pc(pc, b))
+            except AssertionError:
+                continue
+            assert [theirs(i) for i in range(b.size())] != [a(b(i)) for i in range(b.size())]
+            continue
+        assert _points(ours) == [a(b(i)) for i in range(b.size())], (str(a), str(b), str(ours))
+        assert _same(pc, ours, pc.composition(pa, _to_pc(pc, b))), (str(a), str(b))
+        counts["composition"] += 1
+        # logical_divide by a tiler dividing the size, and logical_product
+        t = L(rng.choice(_divisors(n)))
+        try:
+            ld = cl.logical_divide(a, t)
+        except ValueError:
+            rejected += 1
+            continue
+        assert _same(pc, ld, pc.logical_divide(pa, _to_pc(pc, t)))
+        assert sorted(_points(ld)) == sorted(_points(a))  # a permutation of A's indices
+        counts["logical_divide"] += 1
+        try:
+            lp = cl.logical_product(a, t)
+        except ValueError:
+            rejected += 1
+            continue
+        assert _same(pc, lp, pc.logical_product(pa, _to_pc(pc, t)))
+        assert _points(lp.mode(0)) == _points(a)
+        counts["logical_product"] += 1
+    assert min(counts.values()) >= 150 and rejected > 0, (counts, rejected)
+
+
+@pytest.mark.parametrize(("block", "tiler"), [
+    (L((2, 5), (5, 1)), L((3, 4), (1, 3))),   # the doc's blocked/raked figure: 2x5 row-major, 3x4 col-major
+    (L((2, 2)), L((2, 3), (3, 1))),
+    (L((4, 1)), L((1, 8))),
+])
+def test_blocked_and_raked_products_place_every_block(block: cl.Layout, tiler: cl.Layout) -> None:
+    # pycute at v4.7.0 has neither function, so check the defining property against the C++
+    # definition (logical_product of rank-padded layouts, then zip the modes):
+    # blocked: element (i,j) of block (bi,bj) sits at row i + M*bi, column j + N*bj;
+    # raked:   it sits at row bi + P*i, column bj + Q*j (tiles interleave).
+    (m, n), (p, q) = block.shape, tiler.shape
+    blocked = cl.blocked_product(block, tiler)
+    raked = cl.raked_product(block, tiler)
+    for i in range(m):
+        for j in range(n):
+            for bi in range(p):
+                for bj in range(q):
+                    want = block((i, j)) + block.size() * tiler((bi, bj))
+                    assert blocked((i + m * bi, j + n * bj)) == want
+                    assert raked((bi + p * i, bj + q * j)) == want
+    assert str(blocked) == "((2,3),(5,4)):((5,10),(1,30))" or block.shape != (2, 5)
+
+
+def test_script_prints_the_documented_results() -> None:
+    proc = subprocess.run([sys.executable, str(EX / "cute_layouts.py")], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT / "tests")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "(6,2):(8,2) o (4,3):(3,1) = ((2,2),3):((24,2),8)" in out
+    assert "4:2 in 24 = (2,3):(1,8)" in out
+    assert "= ((2,2),(2,3)):((4,1),(2,8))" in out
+    assert "= ((3,(2,4)),(3,(2,2))):((177,(13,2)),(59,(26,1)))" in out
+    assert out.strip().splitlines()[-1].split() == ["5", "7", "13", "15"]
+
+
+def test_static_figure_is_what_the_script_renders() -> None:
+    fig = _load("cutlass_deep_dive_figures", EX / "figures.py")
+    assert STATIC_SVG.read_text(encoding="utf-8") == fig.layout_svg()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js to run the visualiser's arithmetic")
+def test_visualiser_arithmetic_matches_the_algebra() -> None:
+    script = ("const m = require(process.argv[1]); const out = m.PRESETS.map(p => ({p, divided: m.LAYOUT.divided(p),"
+              " tiles: [...Array(p.M).keys()].map(i => [...Array(p.N).keys()].map(j => [m.LAYOUT.index(p,i,j),"
+              " m.LAYOUT.tile(p,i,j), m.LAYOUT.within(p,i,j)]))})); console.log(JSON.stringify(out));")
+    proc = subprocess.run(["node", "-e", script, str(JS)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    presets = json.loads(proc.stdout)
+    assert len(presets) >= 4
+    for entry in presets:
+        p = entry["p"]
+        layout = L((p["M"], p["N"]), (p["dM"], p["dN"]))
+        zd = cl.zipped_divide(layout, (L(p["TM"]), L(p["TN"])))
+        assert entry["divided"] == str(zd), p["name"]
+        for i in range(p["M"]):
+            for j in range(p["N"]):
+                index, tile, within = entry["tiles"][i][j]
+                assert index == layout((i, j))
+                # the divided layout sends (position, tile) back to this cell's index
+                assert zd((within, tile)) == index
