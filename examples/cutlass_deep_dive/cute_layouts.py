@@ -287,6 +287,33 @@ def raked_product(block: Layout, tiler: Layout) -> Layout:
 # --8<-- [end:product]
 
 
+# --8<-- [start:inverse]
+def right_inverse(a: Layout) -> Layout:
+    """R with A(R(i)) == i for the longest prefix of indices that A reaches contiguously."""
+    c = coalesce(a)
+    leaves = list(zip(flat(c.shape), flat(c.stride), strict=True))
+    position = [1]  # the 1-D coordinate where each mode of A starts (prefix product of the shape)
+    for s, _ in leaves:
+        position.append(position[-1] * s)
+    pairs: list[tuple[int, int]] = []
+    reach = 1
+    for (s, d), pos in sorted(((leaf, position[k]) for k, leaf in enumerate(leaves)), key=lambda x: x[0][1]):
+        if d != reach:  # a gap: the inverse stops here
+            break
+        pairs.append((s, pos))
+        reach = s * d
+    return coalesce(from_modes(pairs))
+
+
+def tiled_copy_tv(thr_layout: Layout, val_layout: Layout) -> tuple[Layout, Layout]:
+    """make_tiled_copy's arithmetic: (M,N) -> (thr,val) is raked_product(thr, val); its right
+    inverse, reshaped to (threads, values), is the TV layout (thr,val) -> position in the tile."""
+    layout_mn = raked_product(thr_layout, val_layout)
+    tv = composition(right_inverse(layout_mn), Layout((thr_layout.size(), val_layout.size())))
+    return layout_mn, tv
+# --8<-- [end:inverse]
+
+
 # --8<-- [start:demo]
 def as_grid(layout: Layout) -> list[list[int]]:
     """A rank-2 layout as rows x cols of indices (row = mode 0, column = mode 1)."""
@@ -307,6 +334,9 @@ if __name__ == "__main__":
     blk, grid = Layout((2, 5), (5, 1)), Layout((3, 4))
     print("blocked_product", blk, "x", grid, "=", blocked_product(blk, grid))
     print("raked_product  ", blk, "x", grid, "=", raked_product(blk, grid))
+    # 32 threads as an 8x4 row-major grid, each copying 1x8 contiguous fp16 (one 16-byte cp.async):
+    mn, tv = tiled_copy_tv(Layout((8, 4), (4, 1)), Layout((1, 8)))
+    print("tiled copy (M,N)->(thr,val)", mn, " TV", tv)
     # A 4x4 column-major matrix cut into 2x2 tiles: each column of this grid is one tile
     # (mode 1 of zipped_divide), each row one position inside a tile (mode 0).
     for row in as_grid(zipped_divide(Layout((4, 4)), (Layout(2), Layout(2)))):

@@ -344,3 +344,117 @@ def test_visualiser_arithmetic_matches_the_algebra() -> None:
                 assert index == layout((i, j))
                 # the divided layout sends (position, tile) back to this cell's index
                 assert zd((within, tile)) == index
+
+
+def test_right_inverse_agrees_with_pycute_and_inverts(pycute) -> None:
+    rng = random.Random(80)
+    checked = 0
+    for _ in range(300):
+        a = _random_layout(rng)
+        r = cl.right_inverse(a)
+        assert _same(pycute, r, pycute.right_inverse(_to_pc(pycute, a))), str(a)
+        assert all(a(r(i)) == i for i in range(r.size()))
+        checked += 1
+    assert checked == 300
+
+
+def test_tiled_copy_gives_each_thread_one_16_byte_vector() -> None:
+    # make_tiled_copy(Copy_Atom<SM80_CP_ASYNC_CACHEALWAYS<uint128_t>, half_t>, thr (8,4):(4,1), val (1,8)):
+    # 32 threads tile an 8x32 block of fp16; each thread's 8 values share a row and are consecutive
+    # columns, so with N contiguous in memory one thread moves one 16-byte vector.
+    thr, val = L((8, 4), (4, 1)), L((1, 8))
+    layout_mn, tv = cl.tiled_copy_tv(thr, val)
+    assert str(tv) == "((4,8),8):((64,1),8)"
+    for t in range(32):
+        coords = [divmod(tv((t, v)), 8)[::-1] for v in range(8)]  # (m, n) from the column-major tile index
+        rows = {m for m, _ in coords}
+        cols = [n for _, n in coords]
+        assert len(rows) == 1 and cols == list(range(cols[0], cols[0] + 8))
+        assert all(layout_mn(tv((t, v))) == t + 32 * v for v in range(8))
+
+
+pl = _load("cutlass_deep_dive_pipelines", EX / "pipelines.py")
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4, 5])
+@pytest.mark.parametrize("k_blocks", [1, 2, 4])
+@pytest.mark.parametrize("k_tiles", [1, 2, 3, 7])
+def test_sm80_multistage_schedule_holds_its_invariants(stages: int, k_blocks: int, k_tiles: int) -> None:
+    events = pl.sm80_trace(stages, k_tiles, k_blocks)  # asserts order, no read-in-flight, barrier
+    # k_tiles iterations, each with one commit group; Stages-1 more from the prologue
+    assert sum(e[0] == "commit" for e in events) == k_tiles + stages - 1
+    assert sum(e[0] == "mma" for e in events) == k_tiles * k_blocks
+
+
+def test_sm80_schedule_breaks_without_the_barrier_or_with_a_shallower_wait() -> None:
+    # Remove the __syncthreads() and a stage is overwritten before every thread finished reading it.
+    model = pl.Sm80Model
+    original = model.sync
+    model.sync = lambda self: self.log("no barrier")
+    try:
+        with pytest.raises(AssertionError, match="overwritten before a barrier"):
+            pl.sm80_trace(3, 4, 2)
+    finally:
+        model.sync = original
+    # Wait for one group fewer than Stages-2 allows and the MMA reads a stage still in flight.
+    original_wait = model.wait
+    model.wait = lambda self, n: original_wait(self, n + 1)
+    try:
+        with pytest.raises(AssertionError, match="in flight"):
+            pl.sm80_trace(3, 4, 2)
+    finally:
+        model.wait = original_wait
+
+
+def test_pipeline_state_advance_equals_repeated_increment() -> None:
+    for stages in range(1, 9):
+        for start in range(stages):
+            for phase in (0, 1):
+                for n in range(0, 4 * stages + 3):
+                    a = pl.PipelineState(stages, start, phase, 0)
+                    b = pl.PipelineState(stages, start, phase, 0)
+                    a.advance(n)
+                    for _ in range(n):
+                        b.step()
+                    assert (a.index, a.phase, a.count) == (b.index, b.phase, b.count), (stages, start, phase, n)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tma_pipeline_is_safe_under_any_interleaving(seed: int) -> None:
+    events = pl.simulate_tma_pipeline(stages=2 + seed % 5, k_tiles=3 + seed % 11, seed=seed)
+    assert events[-1] != ("deadlock",)
+    assert [e[2] for e in events if e[0] == "wgmma"] == list(range(3 + seed % 11))
+
+
+def test_producer_start_phase_is_what_lets_the_first_acquires_through() -> None:
+    # make_producer_start_state starts the producer on phase 1: a fresh mbarrier is in phase 0, so
+    # waiting on parity 1 passes at once. Start it on phase 0 and nothing ever moves.
+    assert pl.make_producer_start_state(4).phase == 1
+    events = pl.simulate_tma_pipeline(stages=4, k_tiles=8, seed=1, producer_phase=0)
+    assert events == [("deadlock",)]
+
+
+ev = _load("cutlass_deep_dive_evt", EX / "evt.py")
+
+
+def test_evt_epilogue_matches_the_unfused_pytorch_expression() -> None:
+    import torch
+
+    g = torch.Generator().manual_seed(3)
+    m, n, k = 128, 96, 32
+    a, b = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
+    c, bias = torch.randn(m, n, generator=g), torch.randn(n, generator=g)
+    acc = a @ b
+    tree = ev.lincomb_percol_bias_relu(0.25, -1.5, c, bias)
+    for epi_tile in [(128, 96), (64, 32), (32, 16)]:
+        fused = ev.epilogue(acc, tree, epi_tile)
+        assert torch.equal(fused, torch.relu(-1.5 * c + (0.25 * acc + bias)))
+
+
+def test_pipeline_and_evt_scripts_run() -> None:
+    for script, expect in [("pipelines.py", "producer starting on phase 0: deadlock"),
+                           ("evt.py", "unfused epilogue traffic 768 MiB, fused 256 MiB")]:
+        proc = subprocess.run([sys.executable, str(EX / script)], capture_output=True, text=True,
+                              timeout=120, cwd=ROOT / "tests")
+        assert proc.returncode == 0, proc.stderr
+        assert expect in proc.stdout
