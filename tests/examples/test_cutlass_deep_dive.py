@@ -458,3 +458,13 @@ def test_pipeline_and_evt_scripts_run() -> None:
                               timeout=120, cwd=ROOT / "tests")
         assert proc.returncode == 0, proc.stderr
         assert expect in proc.stdout
+
+
+def test_committed_figures_are_what_figures_py_renders() -> None:
+    fig = _load("cutlass_deep_dive_figures_all", EX / "figures.py")
+    for path, render in fig.FIGURES.items():
+        text = path.read_text(encoding="utf-8")
+        assert text == render(), path.name
+        assert "\n\n" not in text and 'role="img"' in text and "<title" in text
+        width = float(text.split('viewBox="0 0 ', 1)[1].split()[0])
+        assert width <= 680, (path.name, width)
