@@ -96,6 +96,7 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
 FIGURE_STEPS = [
     ("flashattention-to-flashattention-2.md", "online-softmax", "Next step", "data-step", "0", "1"),
     ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
+    ("cutlass-deep-dive.md", "cute-layout", "Next example", "data-example", "0", "1"),
 ]
 
 
@@ -129,6 +130,8 @@ POST_IDENTIFIERS = [
     ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
     ("torch-compile-101.md", "min_cut_rematerialization_partition"),
     ("torch-compile-101.md", "recompile_limit"),
+    ("cutlass-deep-dive.md", "zipped_divide"),
+    ("cutlass-deep-dive.md", "PipelineTmaAsync"),
 ]
 
 
