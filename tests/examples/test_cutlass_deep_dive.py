@@ -568,3 +568,23 @@ def test_cute_cpp_accepts_a_composition_that_is_not_a_composition(cute_includes:
     assert [got(i) for i in range(6)] != [a(b(i)) for i in range(6)]
     with pytest.raises(ValueError):
         cl.composition(a, b)
+
+
+POST = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive.md"
+MIRROR = Path("/work/.mirror/NVIDIA+cutlass/repo")
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="needs a local git mirror of NVIDIA/cutlass")
+def test_every_symbol_link_anchors_lines_that_name_the_symbol() -> None:
+    import re
+
+    links = re.findall(r"\[`([^`]+)`\]\(https://github\.com/NVIDIA/cutlass/blob/(v[\d.]+)/([^#)]+)#L(\d+)-L(\d+)\)",
+                       POST.read_text(encoding="utf-8"))
+    assert len(links) >= 40
+    for symbol, tag, path, start, end in links:
+        assert tag == "v4.7.0"
+        text = subprocess.run(["git", "-C", str(MIRROR), "show", f"{tag}:{path}"], capture_output=True,
+                              text=True, check=True).stdout.splitlines()
+        assert int(end) <= len(text), (symbol, path)
+        name = symbol.split("::")[-1].split("<")[0]
+        assert name in "\n".join(text[int(start) - 1:int(end)]), (symbol, path, start, end)

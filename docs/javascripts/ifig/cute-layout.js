@@ -104,14 +104,14 @@
     return node;
   }
 
-  function draw(svg, p, view) {
+  function draw(svg, p, view, prefix) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
     var cell = 40, pad = 26;
     var w = pad + p.N * cell + 4, h = pad + p.M * cell + 4;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
-    var title = svgEl("title", { id: "cute-layout-live-title" },
+    var title = svgEl("title", { id: prefix + "-live-title" },
       "Index map of " + LAYOUT.text(p) + " cut into " + p.TM + "x" + p.TN + " tiles");
-    var desc = svgEl("desc", { id: "cute-layout-live-desc" },
+    var desc = svgEl("desc", { id: prefix + "-live-desc" },
       "Each cell shows " + (view === "index" ? "the index L(i,j)" : "the position inside its tile") +
       "; cells of the same tile share a colour and the tile number is in the corner.");
     svg.appendChild(title);
@@ -155,6 +155,7 @@
       document.head.appendChild(style);
     }
     var example = 0, view = "index";
+    var prefix = root.id || "cute-layout";
     var ui = el("div", { "class": "cl-ui" });
     var presets = el("div", { "class": "ifig-controls" });
     var prev = el("button", { type: "button", "class": "cl-button" }, "Previous example");
@@ -177,7 +178,7 @@
     });
     var readout = el("p", { "class": "ifig-readout", "aria-live": "polite" });
     var svg = svgEl("svg", { "class": "fig-svg", role: "img",
-      "aria-labelledby": "cute-layout-live-title cute-layout-live-desc" });
+      "aria-labelledby": prefix + "-live-title " + prefix + "-live-desc" });
     ui.appendChild(presets);
     ui.appendChild(fields);
     ui.appendChild(readout);
@@ -205,7 +206,7 @@
       readout.textContent = LAYOUT.text(p) + " / <" + p.TM + "," + p.TN + "> = " + LAYOUT.divided(p) +
         " — " + root.dataset.tiles + " tiles of " + (p.TM * p.TN) + " elements; " +
         (LAYOUT.injective(p) ? "every coordinate has its own index." : "some coordinates share an index.");
-      draw(svg, p, view);
+      draw(svg, p, view, prefix);
     }
 
     function load(k) {
