@@ -558,7 +558,8 @@ def test_our_algebra_matches_cute_cpp_compiled_on_the_cpu(cute_includes: list[Pa
         assert _norm(ours.shape, ours.stride) == _norm(shape, stride), (case[0], str(case[1]), shape, stride)
 
 
-def test_cute_cpp_accepts_a_composition_that_is_not_a_composition(cute_includes: list[Path], tmp_path: Path) -> None:
+def test_cute_cpp_accepts_a_composition_that_is_not_a_composition(cute_includes: list[Path], tmp_path: Path,
+                                                                 pycute) -> None:
     # composition_impl checks "rest_stride % curr_shape == 0 or rest_stride < curr_shape": stride 2 inside a
     # mode of size 3 passes, and the result (_2,_3):(_16,_2) is not A o B. Our version (and pycute) refuse.
     a, b = L((3, (4, 8)), (8, (2, 72))), L(6, 2)
@@ -568,6 +569,8 @@ def test_cute_cpp_accepts_a_composition_that_is_not_a_composition(cute_includes:
     assert [got(i) for i in range(6)] != [a(b(i)) for i in range(6)]
     with pytest.raises(ValueError):
         cl.composition(a, b)
+    with pytest.raises(AssertionError):
+        pycute.composition(_to_pc(pycute, a), _to_pc(pycute, b))
 
 
 POST = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive.md"
