@@ -47,14 +47,18 @@ def cpp_layout(layout) -> str:
     return f"Layout<{cpp_tuple(layout.shape, 'Shape')},{cpp_tuple(layout.stride, 'Stride')}>{{}}"
 
 
+def cpp_tiler(b) -> str:
+    """A layout, a static integer (CuTe makes a layout of it), or a by-mode tiler <B0, B1, ...>."""
+    if isinstance(b, tuple):
+        return "make_tile(" + ",".join(cpp_tiler(x) for x in b) + ")"
+    return f"Int<{b}>{{}}" if isinstance(b, int) else cpp_layout(b)
+
+
 def program(cases: list[tuple]) -> str:
     """cases: (op, A, B or None, n or None). One printed line per case."""
     body = []
     for op, a, b, n in cases:
-        if isinstance(b, tuple):  # a by-mode tiler <B0, B1, ...>
-            tiler = "make_tile(" + ",".join(cpp_layout(x) for x in b) + ")"
-        else:
-            tiler = cpp_layout(b) if b is not None else ""
+        tiler = cpp_tiler(b) if b is not None else ""
         expr = OPS[op].format(a=cpp_layout(a), b=tiler, n=n)
         body.append(f'  print({expr}); printf("\\n");')
     return "#include <cute/layout.hpp>\n#include <cstdio>\nusing namespace cute;\nint main() {\n" + \
