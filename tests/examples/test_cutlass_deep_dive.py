@@ -9,7 +9,9 @@ Three references for the layout algebra in examples/cutlass_deep_dive/cute_layou
    with its copyright line removed against hashes taken from the v4.7.0 tag;
 3. the defining property of each operation, evaluated point by point (R(i) == A(B(i)), ...).
 The visualiser's arithmetic (docs/javascripts/ifig/cute-layout.js) is run under Node and
-compared with the Python algebra.
+compared with the Python algebra. The post's line anchors are checked against the v4.7.0 files the
+same wheel carries unchanged (hash-checked); the anchors into files it does not carry at v4.7.0 are
+listed in HAND_CHECKED_ANCHORS.
 """
 
 from __future__ import annotations
@@ -725,7 +727,8 @@ def test_every_line_anchor_holds_its_symbol_at_v470(cutlass_wheel: Path) -> None
             name = text.strip("`").split("::")[-1].split("<")[0]
         else:
             name = ANCHOR_TEXT_NAMES[text]
-        assert name in "\n".join(lines[start - 1:end]), (text, path, start, end)
+        # The range starts where the symbol is defined or used: its first three lines name it.
+        assert name in "\n".join(lines[start - 1:min(end, start + 2)]), (text, path, start, end)
         checked_files.add(path)
     assert checked_files == set(ANCHOR_FILES_V470)
     assert unchecked == HAND_CHECKED_ANCHORS, sorted(unchecked ^ HAND_CHECKED_ANCHORS)
