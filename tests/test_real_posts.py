@@ -85,6 +85,7 @@ FIGURE_STEPS = [
     ("flashattention-to-flashattention-2.md", "online-softmax", "Next step", "data-step", "0", "1"),
     ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
     ("torch-compile-deep-dive-inductor.md", "buffer-lifetimes", "Next line", "data-step", "0", "1"),
+    ("cutlass-deep-dive.md", "cute-layout", "Next example", "data-example", "0", "1"),
 ]
 
 
@@ -124,6 +125,8 @@ POST_IDENTIFIERS = [
     ("qwen3-architecture-layer-by-layer.md", "q_norm"),
     ("torch-compile-deep-dive-inductor.md", "FreeIfNotReusedLine"),
     ("torch-compile-deep-dive-inductor.md", "should_realize_on_reuse"),
+    ("cutlass-deep-dive.md", "zipped_divide"),
+    ("cutlass-deep-dive.md", "PipelineTmaAsync"),
 ]
 
 
