@@ -96,6 +96,8 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
 FIGURE_STEPS = [
     ("flashattention-to-flashattention-2.md", "online-softmax", "Next step", "data-step", "0", "1"),
     ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "capture-size-calculator", "Next batch size",
+     "data-num-tokens", "13", "14"),
 ]
 
 
@@ -129,6 +131,8 @@ POST_IDENTIFIERS = [
     ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
     ("torch-compile-101.md", "min_cut_rematerialization_partition"),
     ("torch-compile-101.md", "recompile_limit"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "cudagraph_capture_sizes"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "CudagraphDispatcher"),
 ]
 
 

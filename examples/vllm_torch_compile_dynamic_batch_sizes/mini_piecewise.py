@@ -142,10 +142,18 @@ class PiecewisePiece:
 
     def __call__(self, *args):
         n = args[self.sym_index]
-        fn = self.by_size.get(n)
-        self.calls.append((n, "general" if fn is None else f"size {n}"))
-        out = (fn or self.general)(*args)
+        choice = artifact_for(n, list(self.by_size))
+        self.calls.append((n, choice))
+        out = (self.general if choice == "general" else self.by_size[n])(*args)
         return out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+
+
+def artifact_for(n: int, compile_sizes: list[int], max_num_batched_tokens: int | None = None):
+    """Which artifact serves n tokens: its own compile size if it has one, else the general
+    one (vLLM's range [1, max_num_batched_tokens]); None past that range."""
+    if max_num_batched_tokens is not None and not 1 <= n <= max_num_batched_tokens:
+        return None
+    return f"size {n}" if n in compile_sizes else "general"
 
 
 def _concrete(fake, size: int):

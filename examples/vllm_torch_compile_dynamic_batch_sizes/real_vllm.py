@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import enum
+import functools
 import logging
 import operator
 import os
@@ -49,6 +50,7 @@ def wheel(download: bool = True) -> Path:
     return found[0]
 
 
+@functools.lru_cache(maxsize=None)
 def source(path: str) -> str:
     """The text of one file of the wheel, e.g. 'vllm/config/vllm.py'."""
     with zipfile.ZipFile(wheel()) as zf:
