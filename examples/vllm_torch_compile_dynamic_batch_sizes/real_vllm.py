@@ -50,7 +50,7 @@ def wheel(download: bool = True) -> Path:
     return found[0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def source(path: str) -> str:
     """The text of one file of the wheel, e.g. 'vllm/config/vllm.py'."""
     with zipfile.ZipFile(wheel()) as zf:

@@ -144,8 +144,8 @@ var CSC = (function () {
     lb.appendChild(document.createTextNode(" data-centre Blackwell (ceiling 1024)"));
     checks.appendChild(lb);
     var controls = el("div", { "class": "ifig-controls" });
-    var prev = el("button", { type: "button", "class": "csc-button", "aria-label": "Previous batch size" }, "−1");
-    var next = el("button", { type: "button", "class": "csc-button", "aria-label": "Next batch size" }, "+1");
+    var prev = el("button", { type: "button", "class": "csc-button" }, "Previous batch size");
+    var next = el("button", { type: "button", "class": "csc-button" }, "Next batch size");
     controls.appendChild(prev);
     controls.appendChild(next);
     ui.appendChild(controls);
