@@ -65,6 +65,7 @@ def _find(tree: ast.Module, qualname: str) -> ast.AST:
     return node
 
 
+@functools.cache
 def segment(path: str, qualname: str) -> tuple[str, int, int]:
     """Source of one function or class (decorators included), with its 1-based line span."""
     text = source(path)
