@@ -212,3 +212,36 @@ def _torch_at_least(have: str, want: str) -> bool:
     def key(v: str):
         return tuple(int(p) for p in v.split("+")[0].split(".")[:3] if p.isdigit())
     return key(have) >= key(want.replace(".dev", ""))
+
+
+def real_cudagraph_manager(cfg, ns):
+    """Model runner V2's CudaGraphManager (vllm/v1/worker/gpu/cudagraph_utils.py), the
+    default runner's capture and dispatch logic, built from the real methods. Its __init__
+    needs a GPU and a process group, so the attributes _init_candidates and dispatch read are
+    set here by hand: no speculative decoding, no LoRA, no micro-batching, no varlen decode."""
+    from itertools import groupby
+    path = "vllm/v1/worker/gpu/cudagraph_utils.py"
+    ns.update(groupby=groupby,
+              round_up=load("vllm/utils/math_utils.py", "round_up", ns))
+    ns["BatchExecutionDescriptor"] = load(path, "BatchExecutionDescriptor", ns)
+    ns["_is_compatible"] = load(path, "_is_compatible", ns)
+    methods = {name: load(path, f"CudaGraphManager.{name}", ns)
+               for name in ("_init_candidates", "_maybe_ubatch_twin",
+                            "_resolve_effective_loras", "dispatch")}
+    m = type("CudaGraphManager", (), methods)()
+    cc = cfg.compilation_config
+    m.vllm_config = types.SimpleNamespace(
+        speculative_config=None, num_speculative_tokens=0,
+        cache_config=types.SimpleNamespace(use_kda_recoverssm=False))
+    m.compilation_config = cc
+    m.cudagraph_mode = cc.cudagraph_mode
+    m.max_num_reqs = cfg.scheduler_config.max_num_seqs
+    m.decode_query_len = 1
+    m.varlen_decode = False
+    m.ubatch_runner = None
+    m.lora_capture_cases = [0]
+    m._lora_dispatch_map, m._max_lora_case = {}, 0
+    m._candidates, m._capture_descs = {}, {}
+    m._init_candidates()
+    m._graphs_captured = True  # dispatch() answers NONE until capture() has run
+    return m

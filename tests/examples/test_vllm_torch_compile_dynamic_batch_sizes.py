@@ -196,6 +196,26 @@ def test_padding_and_modes_match_vllm_dispatcher(wheel_ok, mode):
             assert desc.num_tokens == (padded if expect != M.NONE else n)
 
 
+@pytest.mark.parametrize("mode", ["FULL_AND_PIECEWISE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY"])
+def test_default_runner_v2_dispatches_like_v1_dispatcher(wheel_ok, mode):
+    """Model runner V2 (the default) pads and picks modes with CudaGraphManager, not with
+    CudagraphDispatcher; without speculative decoding or LoRA the two agree on every batch
+    a scheduler can produce (uniform decode needs one request per token, so n <= max_num_seqs)."""
+    cfg, ns = real.real_config(64, 2048, cudagraph_mode=mode)
+    v1 = real.real_dispatcher(cfg, ns)
+    v2 = real.real_cudagraph_manager(cfg, ns)
+    sizes = cfg.compilation_config.cudagraph_capture_sizes
+    seen = set()
+    for n in range(1, sizes[-1] + 10):
+        for uniform in (False, True) if n <= 64 else (False,):
+            want_mode, want_desc = v1.dispatch(n, uniform_decode=uniform)
+            got = v2.dispatch(num_reqs=n if uniform else min(n, 64), num_tokens=n,
+                              uniform_token_count=1 if uniform else None, num_active_loras=0)
+            assert (got.cg_mode, got.num_tokens) == (want_mode, want_desc.num_tokens), (n, uniform)
+            seen.add(str(got.cg_mode))
+    assert len(seen) >= 2  # the comparison covered more than one runtime mode
+
+
 def test_compile_size_must_survive_padding(wheel_ok):
     cfg, ns = real.real_config(8, 16, compile_sizes=[5])
     with pytest.raises(ValueError, match="compile_sizes contains 5 which would be padded to 8"):
