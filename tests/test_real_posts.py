@@ -86,6 +86,8 @@ FIGURE_STEPS = [
     ("torch-compile-101.md", "compile-stages", "Next stage", "data-stage-index", "0", "1"),
     ("torch-compile-deep-dive-inductor.md", "buffer-lifetimes", "Next line", "data-step", "0", "1"),
     ("cutlass-deep-dive.md", "cute-layout", "Next example", "data-example", "0", "1"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "capture-size-calculator", "Next batch size",
+     "data-num-tokens", "13", "14"),
 ]
 
 
@@ -108,6 +110,30 @@ def test_real_interactive_figures_respond(real_site: Site, browser: Browser, nam
         assert rec.external == [] and rec.errors == []
 
 
+@pytest.mark.browser
+def test_capture_size_calculator_follows_the_dispatch_rule(real_site: Site, browser: Browser) -> None:
+    """The vLLM torch.compile post's calculator: typed sizes and settings change the dispatch
+    (its rule is checked against vLLM's own code in tests/examples/)."""
+    path = ROOT / "docs" / "blog" / "posts" / "vllm-torch-compile-dynamic-batch-sizes.md"
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base, viewport={"width": 375, "height": 800})
+        page.goto(f"{base}/{post_url(path)}")
+        root = page.locator('figure.ifig[data-ifig="capture-size-calculator"]')
+        root.wait_for()
+        state = ("data-padded", "data-mode", "data-artifact", "data-num-sizes")
+        assert [root.get_attribute(a) for a in state] == ["16", "PIECEWISE", "Range(1, 8192)", "51"]
+        root.get_by_label("uniform decode (1 token per request)").check()
+        assert root.get_attribute("data-mode") == "FULL"
+        root.get_by_label("Tokens in this step").fill("600")
+        assert [root.get_attribute(a) for a in state[:2]] == ["none", "NONE"]
+        root.get_by_label("Tokens in this step").fill("5")
+        root.get_by_label("compile_sizes (comma-separated)").fill("8")
+        assert [root.get_attribute(a) for a in state[:3]] == ["8", "FULL", "Range(8, 8)"]
+        root.get_by_label("cudagraph_mode").select_option("FULL_DECODE_ONLY")
+        root.get_by_label("uniform decode (1 token per request)").uncheck()
+        assert [root.get_attribute(a) for a in state[:3]] == ["none", "NONE", "Range(1, 8192)"]
+        assert rec.external == [] and rec.errors == []
+
 # Identifiers each post explains: typing one into the search box puts that post first.
 POST_IDENTIFIERS = [
     ("flashattention-to-flashattention-2.md", "softmax_rescale_o"),
@@ -127,6 +153,8 @@ POST_IDENTIFIERS = [
     ("torch-compile-deep-dive-inductor.md", "should_realize_on_reuse"),
     ("cutlass-deep-dive.md", "zipped_divide"),
     ("cutlass-deep-dive.md", "PipelineTmaAsync"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "cudagraph_capture_sizes"),
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "CudagraphDispatcher"),
 ]
 
 

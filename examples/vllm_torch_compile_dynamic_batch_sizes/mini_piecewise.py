@@ -1,0 +1,299 @@
+"""A CPU miniature of vLLM's piecewise torch.compile backend (modelled, not vLLM's code).
+
+One Dynamo capture with the token dimension marked dynamic and every guard dropped; the FX
+graph split at a chosen "attention" custom op; each piece compiled by Inductor once for the
+general (symbolic) size and once per entry of ``compile_sizes``; and a dispatcher that pads a
+batch to the next capture size. The names follow vLLM v0.33.0 (support_torch_compile,
+VllmBackend, split_graph, PiecewiseBackend, CudagraphDispatcher); the code is our own.
+CUDA graphs cannot be captured on a CPU, so a "captured graph" here is a record of the
+padded size it was captured for, replayed by calling the pieces with the padded batch.
+
+Run it:  python examples/vllm_torch_compile_dynamic_batch_sizes/mini_piecewise.py
+"""
+
+from __future__ import annotations
+
+import operator
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+import torch
+import torch.fx as fx
+from torch.fx.passes.split_module import split_module
+
+# --8<-- [start:op]
+# The splitting op. vLLM's attention is a custom op (vllm::unified_attention_with_output),
+# opaque to Dynamo, so the FX graph holds one node per layer that split_graph can cut at.
+# Ours is causal attention over the token axis: a padded token at the end of the batch
+# cannot change the rows of the real tokens before it.
+
+
+@torch.library.custom_op("minivllm::attention", mutates_args=())
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    n = q.shape[0]
+    scores = (q @ k.T) / q.shape[-1] ** 0.5
+    mask = torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
+    return scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v
+
+
+@attention.register_fake
+def _(q, k, v):
+    return torch.empty_like(q)
+# --8<-- [end:op]
+
+
+class Layer(torch.nn.Module):
+    def __init__(self, d: int):
+        super().__init__()
+        self.qkv = torch.nn.Linear(d, 3 * d)
+        self.out = torch.nn.Linear(d, d)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.SiLU(),
+                                       torch.nn.Linear(2 * d, d))
+        self.norm1 = torch.nn.RMSNorm(d)
+        self.norm2 = torch.nn.RMSNorm(d)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        x = x + self.out(torch.ops.minivllm.attention(q, k, v))
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyModel(torch.nn.Module):
+    """A two-layer decoder body: input [num_tokens, d] -> output [num_tokens, d]."""
+
+    def __init__(self, d: int = 32, layers: int = 2):
+        super().__init__()
+        torch.manual_seed(0)
+        self.layers = torch.nn.ModuleList(Layer(d) for _ in range(layers))
+        self.final = torch.nn.RMSNorm(d)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return self.final(x)
+
+
+# --8<-- [start:split]
+def should_split(node: fx.Node, splitting_ops: list[str]) -> bool:
+    """Our analogue of vllm/compilation/partition_rules.py should_split."""
+    target = node.target
+    if node.op != "call_function" or not isinstance(target, (torch._ops.OpOverload,
+                                                             torch._ops.OpOverloadPacket)):
+        return False
+    packet = target._qualified_op_name if isinstance(target, torch._ops.OpOverloadPacket) \
+        else target.name()
+    return packet in splitting_ops
+
+
+@dataclass
+class Piece:
+    name: str
+    graph_id: int
+    is_splitting_graph: bool
+    module: fx.GraphModule
+
+
+def split_at(gm: fx.GraphModule, splitting_ops: list[str]) -> tuple[fx.GraphModule, list[Piece]]:
+    """Give every node a subgraph id; a splitting op gets an id of its own."""
+    sid, ids, split_ids = 0, {}, []
+    for node in gm.graph.nodes:
+        if node.op in ("placeholder", "output"):
+            continue
+        if node.op == "call_function" and node.target is operator.getitem \
+                and node.args[0].op != "placeholder":
+            ids[node] = ids[node.args[0]]      # a getitem stays with the tuple it reads
+            continue
+        if should_split(node, splitting_ops):
+            sid += 1
+            ids[node] = sid
+            split_ids.append(sid)
+            sid += 1
+        else:
+            ids[node] = sid
+    split_gm = split_module(gm, None, lambda n: ids[n], keep_original_order=True)
+    pieces = [Piece(name, int(name.split("_")[1]), int(name.split("_")[1]) in split_ids, mod)
+              for name, mod in split_gm.named_children()]
+    return split_gm, sorted(pieces, key=lambda p: p.graph_id)
+# --8<-- [end:split]
+
+
+# --8<-- [start:piecewise]
+class PiecewisePiece:
+    """One compiled piece: a general-shape Inductor artifact plus one per compile size,
+    all compiled up front, chosen at call time by the runtime token count (the SymInt
+    argument that Dynamo threads into every piece)."""
+
+    def __init__(self, module: fx.GraphModule, fake_args: list, compile_sizes: list[int],
+                 log: list[tuple[str, object]], name: str):
+        from torch._inductor import standalone_compile
+        self.sym_index = next(i for i, a in enumerate(fake_args) if isinstance(a, torch.SymInt))
+        # The general shape: compile from the graph's own symbolic shapes.
+        self.general = standalone_compile(module, fake_args, dynamic_shapes="from_graph")
+        log.append((name, "general"))
+        self.by_size = {}
+        for size in compile_sizes:
+            # A concrete size: fresh inputs of that size, so Inductor specialises on it.
+            concrete = [size if isinstance(a, torch.SymInt) else _concrete(a, size)
+                        for a in fake_args]
+            self.by_size[size] = standalone_compile(module, concrete,
+                                                    dynamic_shapes="from_example_inputs")
+            log.append((name, size))
+        self.calls: list[tuple[int, str]] = []
+
+    def __call__(self, *args):
+        n = args[self.sym_index]
+        choice = artifact_for(n, list(self.by_size))
+        self.calls.append((n, choice))
+        out = (self.general if choice == "general" else self.by_size[n])(*args)
+        return out[0] if isinstance(out, (tuple, list)) and len(out) == 1 else out
+
+
+def artifact_for(n: int, compile_sizes: list[int], max_num_batched_tokens: int | None = None):
+    """Which artifact serves n tokens: its own compile size if it has one, else the general
+    one (vLLM's range [1, max_num_batched_tokens]); None past that range."""
+    if max_num_batched_tokens is not None and not 1 <= n <= max_num_batched_tokens:
+        return None
+    return f"size {n}" if n in compile_sizes else "general"
+
+
+def _concrete(fake, size: int):
+    if not isinstance(fake, torch.Tensor):
+        return fake
+    shape = [size if isinstance(d, torch.SymInt) else int(d) for d in fake.shape]
+    return torch.zeros(shape, dtype=fake.dtype)
+# --8<-- [end:piecewise]
+
+
+# --8<-- [start:backend]
+@dataclass
+class MiniBackend:
+    """Our analogue of VllmBackend: called once by Dynamo with the whole graph."""
+
+    splitting_ops: list[str]
+    compile_sizes: list[int] = field(default_factory=list)
+    calls: int = 0
+    compile_log: list = field(default_factory=list)
+    pieces: dict = field(default_factory=dict)
+    split_gm: fx.GraphModule | None = None
+
+    def __call__(self, gm: fx.GraphModule, example_inputs):
+        self.calls += 1
+        self.split_gm, items = split_at(gm, self.splitting_ops)
+        # Run the split graph on the fake inputs, like vLLM's PiecewiseCompileInterpreter,
+        # to learn each piece's (symbolic) inputs, then swap the piece for its compiled form.
+        fakes = [n.meta["example_value"] for n in gm.graph.find_nodes(op="placeholder")]
+        compile_names = {p.name for p in items if not p.is_splitting_graph}
+        backend = self
+
+        class Interp(fx.Interpreter):
+            def call_module(self, target, args, kwargs):
+                sub = getattr(self.module, target)
+                out = fx.map_arg(sub.graph.output_node().args[0], lambda n: n.meta["example_value"])
+                if target in compile_names:
+                    backend.pieces[target] = PiecewisePiece(sub, list(args), backend.compile_sizes,
+                                                            backend.compile_log, target)
+                    self.module.__dict__[target] = backend.pieces[target]
+                return out
+
+        Interp(self.split_gm).run(*fakes)
+        return self.split_gm
+# --8<-- [end:backend]
+
+
+# --8<-- [start:wrap]
+def compile_like_vllm(model: torch.nn.Module, example: torch.Tensor, backend: MiniBackend,
+                      drop_guards: bool = True):
+    """What @support_torch_compile arranges: dynamic=False for everything except the
+    token dimension, which is marked dynamic on the first call; fullgraph=True; and a
+    guard filter that keeps no guard at all, so Dynamo never traces the model again."""
+    options = {"guard_filter_fn": torch.compiler.skip_all_guards_unsafe} if drop_guards else {}
+    compiled = torch.compile(model, fullgraph=True, dynamic=False, backend=backend,
+                             options=options)
+    torch._dynamo.mark_dynamic(example, 0)
+    with torch.no_grad():
+        compiled(example)
+    return compiled
+# --8<-- [end:wrap]
+
+
+# --8<-- [start:sizes]
+def default_capture_sizes(max_num_seqs: int, max_num_batched_tokens: int,
+                          max_capture_size: int | None = None, uniform_decode_query_len: int = 1,
+                          blackwell: bool = False) -> list[int]:
+    """Our port of the default cudagraph_capture_sizes rule of vLLM v0.33.0
+    (VllmConfig._set_cudagraph_sizes), for performance_mode="balanced" and
+    uniform_decode_query_len=1 only. tests/ checks it against the wheel's own code."""
+    assert uniform_decode_query_len == 1, "speculative decoding is not modelled"
+    decode_sizes: list[int] = []
+    if max_capture_size is None:
+        ceiling = 1024 if blackwell else 512
+        max_capture_size = min(max_num_seqs * 2, ceiling)
+        if max_num_seqs <= max_capture_size:
+            decode_sizes = [max_num_seqs]
+    max_capture_size = min(max_num_batched_tokens, max_capture_size)
+    sizes = [s for s in (1, 2, 4) if s <= max_capture_size]
+    sizes += list(range(8, min(max_capture_size + 1, 256), 8))
+    sizes += list(range(256, max_capture_size + 1, 16))
+    if max_num_batched_tokens <= max_capture_size:
+        sizes.append(max_num_batched_tokens)
+    sizes += [s for s in decode_sizes if s <= max_num_batched_tokens]
+    return sorted(set(sizes))
+
+
+def padded_size(num_tokens: int, capture_sizes: list[int]) -> int | None:
+    """The smallest capture size >= num_tokens, or None (run without a graph)."""
+    i = bisect_left(capture_sizes, num_tokens)
+    return capture_sizes[i] if i < len(capture_sizes) else None
+# --8<-- [end:sizes]
+
+
+# --8<-- [start:dispatch]
+@dataclass
+class MiniDispatcher:
+    """Pads a batch to the next capture size and 'replays' the graph captured for it.
+    On a GPU the replay would be a CUDA graph launch; here it is a call of the compiled
+    pieces with the padded batch, recorded so tests can see which path ran."""
+
+    compiled: object
+    capture_sizes: list[int]
+    captured: set = field(default_factory=set)
+    log: list = field(default_factory=list)
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        n = x.shape[0]
+        size = padded_size(n, self.capture_sizes)
+        if size is None:                         # above the largest capture size: eager pieces
+            self.log.append((n, "NONE", n))
+            return self.compiled(x)
+        mode = "replay" if size in self.captured else "capture"
+        self.captured.add(size)
+        self.log.append((n, mode, size))
+        padded = torch.cat([x, x.new_zeros(size - n, *x.shape[1:])])
+        return self.compiled(padded)[:n]
+# --8<-- [end:dispatch]
+
+
+def main() -> None:
+    torch._dynamo.reset()
+    model = TinyModel().eval()
+    backend = MiniBackend(["minivllm::attention"], compile_sizes=[4])
+    compiled = compile_like_vllm(model, torch.randn(16, 32), backend)
+    print(f"Dynamo graphs handed to the backend: {backend.calls}")
+    print("pieces:", ", ".join(f"{p}{' (split)' if p not in backend.pieces else ''}"
+                               for p, _ in backend.split_gm.named_children()))
+    print("Inductor compiles:", backend.compile_log)
+    sizes = default_capture_sizes(max_num_seqs=8, max_num_batched_tokens=16)
+    print("capture sizes:", sizes)
+    disp = MiniDispatcher(compiled, sizes)
+    with torch.no_grad():
+        for n in (3, 3, 4, 13, 20, 1):
+            x = torch.randn(n, 32)
+            torch.testing.assert_close(disp(x), model(x), rtol=1e-4, atol=1e-4)
+    for n, mode, size in disp.log:
+        print(f"  batch {n:2d} -> {mode:7s} size {size}")
+    print("piece submod_0 ran as:", backend.pieces["submod_0"].calls[-6:])
+    print(f"Dynamo graphs after all batches: {backend.calls}")
+
+
+if __name__ == "__main__":
+    main()
