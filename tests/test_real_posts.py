@@ -129,6 +129,8 @@ POST_IDENTIFIERS = [
     ("vllm-v1-deep-dive.md", "max_num_batched_tokens"),
     ("torch-compile-101.md", "min_cut_rematerialization_partition"),
     ("torch-compile-101.md", "recompile_limit"),
+    ("sglang-deep-dive.md", "event_loop_overlap"),
+    ("sglang-deep-dive.md", "scheduler_input_ipc_name"),
 ]
 
 

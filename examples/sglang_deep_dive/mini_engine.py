@@ -189,7 +189,7 @@ class Engine:
         """What TokenizerManager.handle_loop does: route each BatchStrOutput by rid."""
         out = self.recv_from_detokenizer.recv_pyobj()
         for rid, text, fin, cached in zip(out.rids, out.output_strs, out.finished_reasons,
-                                          out.cached_tokens):
+                                          out.cached_tokens, strict=True):
             self.rid_to_text[rid].append(text)
             yield rid, text, fin, cached
 

@@ -30,7 +30,7 @@ class Node:
 
 def _common_len(a: list[int], b: list[int]) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # stop at the shorter key
         if x != y:
             break
         n += 1
