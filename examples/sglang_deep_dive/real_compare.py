@@ -1,10 +1,12 @@
 """Drive SGLang v0.5.23's real RadixCache and SchedulePolicy through the scenarios of radix.py.
 
-Needs SGLang's wheel unpacked with --no-deps on sys.path (see the test module, which builds
-that environment in a cache folder outside the repository); nothing here needs a GPU. Prints
-one JSON object: for each scenario, what the real code did and what our model did.
+Needs SGLang's wheel unpacked into DIR, with msgspec installed there too (the test module builds
+that folder in a cache outside the repository); sglang_imports.py replaces the heavy modules the
+import chain reaches with placeholders that raise if called. Nothing here needs a GPU. Prints one
+JSON object: for each scenario, what the real code did and what our model did, and which SGLang
+modules ran for real.
 
-Usage: python real_compare.py DIR [DIR ...]   (prepended to sys.path)
+Usage: python real_compare.py DIR
 """
 
 from __future__ import annotations
@@ -14,13 +16,10 @@ import os
 import sys
 from array import array
 
-# transformers decides once whether torchvision exists; ask before the import-time
-# stand-in (a namespace package, see the test module) goes on the path.
-from transformers.utils import import_utils
-
-import_utils.is_torchvision_available()
-sys.path[:0] = sys.argv[1:]
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sglang_imports import PLACEHOLDERS, install, placeholders_imported, real_sglang_modules  # noqa: E402
+
+install(sys.argv[1])
 
 import torch  # noqa: E402
 from radix import RadixTree, lpm_order  # noqa: E402
@@ -156,4 +155,6 @@ def lpm_compare():
 if __name__ == "__main__":
     result = {name: run_both(ops) for name, ops in SCENARIOS.items()}
     result["lpm"] = lpm_compare()
+    result["modules"] = {"real": real_sglang_modules(), "placeholders": PLACEHOLDERS,
+                         "placeholders_imported": placeholders_imported()}
     print(json.dumps(result))
