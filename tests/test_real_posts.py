@@ -155,6 +155,8 @@ POST_IDENTIFIERS = [
     ("cutlass-deep-dive.md", "PipelineTmaAsync"),
     ("vllm-torch-compile-dynamic-batch-sizes.md", "cudagraph_capture_sizes"),
     ("vllm-torch-compile-dynamic-batch-sizes.md", "CudagraphDispatcher"),
+    ("sglang-deep-dive.md", "event_loop_overlap"),
+    ("sglang-deep-dive.md", "scheduler_input_ipc_name"),
 ]
 
 

@@ -1,0 +1,184 @@
+"""Tests for the companion code of the post "SGLang Deep Dive: How Engine.generate() Boots and Runs".
+
+The model tests run with the repository's venv (pyzmq pinned in requirements-test.txt). The
+comparisons with SGLang's own code install the v0.5.23 wheel with --no-deps, plus the pure-Python
+packages its import chain needs, into a cache folder outside the repository (once; set
+SGLANG_DEEP_DIVE_CACHE to move it) and run real_compare.py against it in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples" / "sglang_deep_dive"
+POST = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive.md"
+FIG_DIR = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive"
+SGLANG = "0.5.23"
+CACHE = Path(os.environ.get("SGLANG_DEEP_DIVE_CACHE",
+                            Path.home() / ".cache" / "ml-systems-deep-dives" / f"sglang-{SGLANG}"))
+# The only distribution installed next to the wheel: sglang/srt/platforms/interface.py defines
+# msgspec.Struct classes at import time. Everything else the import chain reaches is a
+# placeholder (examples/sglang_deep_dive/sglang_imports.py), so a cold run downloads about 39 MB.
+MSGSPEC = "msgspec==0.23.0"
+MARKER = f"sglang=={SGLANG} .py files + {MSGSPEC}"
+
+
+def _load(name: str):
+    """Import an example under a post-specific module name."""
+    spec = importlib.util.spec_from_file_location(f"sglang_deep_dive_{name}", EX / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+radix = _load("radix")
+
+
+def _run(args: list[str], timeout: float) -> str:
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT / "tests")  # any cwd must work
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def sglang_site() -> Path:
+    """The wheel's Python sources plus msgspec, unpacked once into a cache outside the repo."""
+    site, done = CACHE / "site-min", CACHE / "installed-min"
+    if not done.exists() or done.read_text() != MARKER:
+        pip = [sys.executable, "-m", "pip", "-q"]
+        subprocess.run([*pip, "download", "--no-deps", f"sglang=={SGLANG}", "-d", str(CACHE / "wheel")],
+                       check=True, timeout=900)
+        wheel = next((CACHE / "wheel").glob(f"sglang-{SGLANG}-*.whl"))
+        with zipfile.ZipFile(wheel) as zf:  # Python sources only: no pip, no bytecode, no .so
+            zf.extractall(site, [n for n in zf.namelist() if n.startswith("sglang/") and n.endswith(".py")])
+        subprocess.run([*pip, "install", "--no-deps", "--no-compile", "--target", str(site), MSGSPEC],
+                       check=True, timeout=900)
+        done.write_text(MARKER)
+    return site
+
+
+# --- our models -----------------------------------------------------------------------------
+
+def test_radix_walkthrough_prints_the_post_output():
+    out = _run([str(EX / "radix.py")], 60)
+    assert "match B: hit 4 tokens [100, 101, 102, 103]; split -> [[[1, 2, 3, 4]" in out
+    assert "lock B's prefix: evictable=2 protected=4" in out
+    assert "insert B: 4 tokens already cached; B frees its copies [200, 201, 202, 203]" in out
+    assert "evict 3 while B runs: freed 4 tokens [104, 105, 204, 205]" in out
+    assert out.strip().endswith("evict 10: freed 4 tokens, tree=[]")
+
+
+def test_split_keeps_values_and_lock_counts():
+    t = radix.RadixTree()
+    t.insert([1, 2, 3, 4], [10, 11, 12, 13])
+    _, node = t.match_prefix([1, 2, 3, 4])
+    t.inc_lock_ref(node)
+    slots, upper = t.match_prefix([1, 2, 9])  # ends inside the locked node: split at 2
+    assert slots == [10, 11] and upper.key == [1, 2] and upper.lock_ref == 1
+    assert t.shape() == [[[1, 2], [10, 11], 1, [[[3, 4], [12, 13], 1, []]]]]
+    assert (t.evictable_size, t.protected_size) == (0, 4)
+    assert t.evict(100) == 0  # everything is pinned
+
+
+def test_eviction_is_lru_by_whole_leaves_and_climbs_to_parents():
+    t = radix.RadixTree()
+    t.insert([1, 1, 1], [1, 2, 3])
+    t.insert([1, 1, 2], [4, 5, 6])  # splits [1,1,1] into [1,1] + [1] and [2]
+    t.insert([7], [7])
+    t.match_prefix([7])  # [7] is now the most recently used
+    assert t.evict(1) == 1 and t.freed == [3]  # the oldest leaf, one token
+    assert t.evict(3) == 3 and t.freed == [3, 6, 1, 2]  # leaf [2], then parent [1,1]
+    assert t.shape() == [[[7], [7], 0, []]]
+
+
+def test_insert_reports_the_cached_prefix():
+    t = radix.RadixTree()
+    assert t.insert([1, 2, 3], [0, 1, 2]) == 0
+    assert t.insert([1, 2, 3, 4], [5, 6, 7, 8]) == 3  # the tree keeps its slots 0,1,2
+    assert t.match_prefix([1, 2, 3, 4, 5]) == ([0, 1, 2, 8], t.root.children[1].children[4])
+
+
+def test_lpm_order_is_stable():
+    assert radix.lpm_order({"a": 0, "b": 5, "c": 5, "d": 9}) == ["d", "b", "c", "a"]
+
+
+def test_three_process_miniature_end_to_end():
+    out = _run([str(EX / "mini_engine.py")], 120)
+    assert "generate('abc') -> 'def' {'finish_reason': {'type': 'length'}, 'cached_tokens': 0}" in out
+    assert "generate(['abcdeXY', 'zzz']) -> [('Z[', 5), ('{|', 0)]" in out
+    assert "stream('hello') -> ['p', 'q', 'r', 's']" in out
+    assert out.strip().endswith("all three processes exited: True")
+
+
+def test_miniature_socket_roles_match_the_post():
+    src = (EX / "mini_engine.py").read_text()
+    # (socket variable, type, bind or connect): the roles the post's process map shows.
+    for var, kind, how in [("recv_from_tokenizer", "PULL", "connect"),
+                           ("send_to_detokenizer", "PUSH", "connect"),
+                           ("recv_from_scheduler", "PULL", "bind"),
+                           ("send_to_tokenizer", "PUSH", "connect"),
+                           ("recv_from_detokenizer", "PULL", "bind"),
+                           ("send_to_scheduler", "PUSH", "bind")]:
+        assert re.search(rf"{var} = ctx\.socket\(zmq\.{kind}\)", src), var
+        assert re.search(rf"{var}\.{how}\(", src), var
+
+
+# --- against SGLang v0.5.23's own code ------------------------------------------------------
+
+def test_real_radix_cache_and_schedule_policy_agree_with_the_model(sglang_site: Path):
+    out = _run([str(EX / "real_compare.py"), str(sglang_site)], 600)
+    result = json.loads(out.strip().splitlines()[-1])
+    real = result["modules"]["real"]
+    for module in ("sglang.srt.mem_cache.radix_cache", "sglang.srt.mem_cache.base_prefix_cache",
+                   "sglang.srt.mem_cache.evict_policy", "sglang.srt.managers.schedule_policy"):
+        assert module in real, module  # executed from the wheel, not a placeholder
+    assert "triton" in result["modules"]["placeholders_imported"]
+    for name in ("walkthrough", "splits", "lru_and_locks"):
+        assert result[name]["real"] == result[name]["ours"], name
+    evictions = [step[1] for step in result["walkthrough"]["real"] if step[0] == "evict"]
+    assert evictions == [4, 4]  # whole leaves: asked for 3, got A's and B's 2-token tails
+    tree, freed = result["walkthrough"]["real"][-1][1:]
+    # insert() never frees B's duplicate slots 200-203; the caller does (_insert_cache).
+    assert tree == [] and freed == [100, 101, 102, 103, 104, 105, 204, 205]
+    lpm = result["lpm"]
+    assert lpm["real"] == lpm["ours"] == ["e", "b", "d", "c", "a"]
+    assert lpm["real_with_e_deprioritized"] == ["b", "d", "c", "a", "e"]
+
+
+def test_post_line_anchors_name_their_symbol(sglang_site: Path):
+    """Every [`Symbol`](.../blob/v0.5.23/python/sglang/...#La-Lb) link: the lines contain Symbol."""
+    text = POST.read_text()
+    links = re.findall(r"\[`([^`]+)`\]\(https://github\.com/sgl-project/sglang/blob/v"
+                       + re.escape(SGLANG) + r"/python/(sglang/[^#)]+)#L(\d+)(?:-L(\d+))?\)", text)
+    assert len(links) >= 20
+    for symbol, path, start, end in links:
+        lines = (sglang_site / path).read_text().splitlines()[int(start) - 1: int(end or start)]
+        name = symbol.split(".")[-1].split("(")[0]
+        assert any(name in line for line in lines), (symbol, path, start, end)
+
+
+@pytest.mark.parametrize("name", ["map.svg", "request-life.svg"])
+def test_svg_conventions(name):
+    svg = (FIG_DIR / name).read_text()
+    assert svg.startswith('<svg class="fig-svg') and "viewBox=" in svg
+    assert '<title id="sglang-deep-dive-' in svg and '<desc id="sglang-deep-dive-' in svg
+    assert "\n\n" not in svg
+    for ident in re.findall(r'id="([^"]+)"', svg):
+        assert ident.startswith("sglang-deep-dive-")
+    assert not re.search(r'(fill|stroke)="#', svg)
+    width = float(re.search(r'viewBox="0 0 ([\d.]+) ', svg).group(1))
+    assert width <= 680
