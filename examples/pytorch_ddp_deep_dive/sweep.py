@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--json-out", type=Path)
     args = ap.parse_args()
     res = run_ranks(per_rank, args.iters, args.batch)[0]
-    print("median backward() on rank 0 over iterations 3..%d, two gloo ranks:" % args.iters)
+    print(f"median backward() on rank 0 over iterations 3..{args.iters}, two gloo ranks:")
     ar = res.pop("allreduce_ms")
     for nbytes, ms in ar.items():
         print(f"  plain all_reduce of {nbytes // 1024:5d} KiB   {ms:7.2f} ms")
