@@ -169,3 +169,17 @@ def test_svg_follows_site_rules(name):
     classes = {c for attr in re.findall(r'class="([^"]+)"', svg) for c in attr.split()}
     assert classes <= ALLOWED_CLASSES, classes - ALLOWED_CLASSES
     assert not re.search(r'(fill|stroke)="#', svg)  # colours come from the stylesheet only
+
+
+def test_line_anchors_hold_their_symbol_in_torch_2_13():
+    import torch
+
+    assert torch.__version__.split("+")[0] == "2.13.0"
+    site = Path(torch.__file__).resolve().parents[1]
+    post = (ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive.md").read_text()
+    anchors = re.findall(r"\[`([^`]+)`\]\(https://github\.com/pytorch/pytorch/blob/v2\.13\.0/"
+                         r"([^#)]+)#L(\d+)-L(\d+)\)", post)
+    assert len(anchors) >= 8
+    for symbol, path, first, last in anchors:
+        lines = (site / path).read_text().splitlines()[int(first) - 1:int(last)]
+        assert any(symbol in line for line in lines), (symbol, path, first, last)

@@ -310,3 +310,18 @@ def test_real_kv_cache_manager_under_the_async_batch_queue(real_vllm):
     assert _schedules(real) == _schedules(model)
     assert [r.block_tables for r in real] == [r.block_tables for r in model]
     assert s_real.discarded_tokens == s_model.discarded_tokens == 2
+
+
+ANCHOR = re.compile(r"\[`([^`]+)`\]\(https://github\.com/vllm-project/vllm/blob/v0\.33\.0/"
+                    r"([^#)]+)#L(\d+)-L(\d+)\)")
+
+
+def test_line_anchors_hold_their_symbol_in_the_wheel(real_vllm):
+    module, _ = real_vllm
+    src = module.cache_dir() / "py"
+    post = (ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive.md").read_text()
+    anchors = ANCHOR.findall(post)
+    assert len(anchors) >= 10
+    for symbol, path, first, last in anchors:
+        lines = (src / path).read_text().splitlines()[int(first) - 1:int(last)]
+        assert any(symbol in line for line in lines), (symbol, path, first, last)
