@@ -255,6 +255,7 @@ def render_map() -> str:
         ]),
         ("2  forward(): every step", [
             [("fig-box-accent", "_pre_forward", [
+                "every forward: prior reduction must have finished",
                 "rebuild buckets once: forward 2 (3 with static_graph)",
                 "broadcast buffers from rank 0, if the module has any"])],
             [("fig-box", "module.forward", ["your model; torch.compile",
@@ -289,7 +290,8 @@ def render_map() -> str:
     desc = ("Four bands. Construction runs once: verify parameter shapes, broadcast parameters "
             "and buffers from rank 0, assign buckets (one bucket unless find_unused_parameters "
             "or bucket_cap_mb_list is given), build the C++ Reducer and the logger. Each "
-            "forward: pre-forward (rebuild buckets once, broadcast buffers if there are any), "
+            "forward: pre-forward (check that the previous reduction finished, rebuild buckets "
+            "once, broadcast buffers if there are any), "
             "the module forward, post-forward (prepare for backward). Each backward: a hook "
             "after every AccumulateGrad copies the gradient into its bucket, full buckets "
             "launch all-reduces in index order while backward continues, and a final engine "

@@ -13,12 +13,18 @@ Included: chunked prefill, prefix caching, FCFS recompute preemption, the full-p
 admission gate (``scheduler_reserve_full_isl``, on by default) and the rule that
 ``long_prefill_token_threshold`` is not applied when only one request is eligible.
 
-Simplified or left out: scheduling is synchronous (one step is scheduled, run and
-updated before the next; no batch queue, no ``num_output_placeholders``); only the
-``max_tokens`` branch of ``check_stop``; ``max_num_seqs`` stands in for
+Two engine loops drive it: ``run`` is the plain ``EngineCore.step`` (schedule, execute,
+update, then the next step), and ``run_async`` is ``step_with_batch_queue`` with the
+``AsyncScheduler``'s ``num_output_placeholders``: step N + 1 is scheduled and launched before
+step N's tokens reach the scheduler, with a batch queue of 2 (the default on one GPU).
+
+Simplified or left out: ``check_stop`` has the ``max_tokens`` and ``stop_token_ids``
+branches only (no EOS, ``max_model_len`` or repetition check); the async loop does not model
+preemption (its test scenarios never run out of blocks); ``max_num_seqs`` stands in for
 ``max_num_active_seqs``, and there is no ``skip_request`` / ``kv_holding_waiting``;
 no speculative decoding, encoder inputs, KV connectors, sliding-window / Mamba groups,
-LoRA, priority policy, watermark, ``max_model_len`` cap or adaptive threshold.
+LoRA, priority policy, watermark or adaptive threshold. ``max_model_len`` is used only for
+the rule that chunked prefill off needs a budget of at least ``max_model_len``.
 Only the standard library is used.
 """
 
@@ -155,6 +161,8 @@ class Request:
     status: str = "WAITING"
     block_hashes: list[bytes] = field(default_factory=list)
     finish_reason: str | None = None
+    stop_token_ids: tuple[int, ...] = ()
+    num_output_placeholders: int = 0  # sampled on the "GPU", not yet seen (async only)
 
     def __post_init__(self):
         self.all_token_ids = list(self.prompt_token_ids)
@@ -261,7 +269,16 @@ class SchedulerOutput:
 class Scheduler:
     def __init__(self, kv: KVCacheManager, max_num_batched_tokens: int, max_num_seqs: int,
                  enable_chunked_prefill: bool = True, long_prefill_token_threshold: int = 0,
-                 scheduler_reserve_full_isl: bool = True):
+                 scheduler_reserve_full_isl: bool = True, max_model_len: int | None = None,
+                 async_scheduling: bool = False):
+        if not enable_chunked_prefill and (max_model_len is None
+                                           or max_num_batched_tokens < max_model_len):
+            # SchedulerConfig.verify_max_model_len: without chunking, a prompt longer than
+            # the budget could never be scheduled, so vLLM refuses the configuration.
+            raise ValueError(f"max_num_batched_tokens ({max_num_batched_tokens}) is smaller "
+                             f"than max_model_len ({max_model_len})")
+        self.max_model_len = max_model_len
+        self.async_scheduling = async_scheduling
         self.kv = kv
         self.max_num_batched_tokens = max_num_batched_tokens
         self.max_num_seqs = max_num_seqs
@@ -271,6 +288,7 @@ class Scheduler:
         self.waiting: deque[Request] = deque()
         self.running: list[Request] = []
         self.requests: dict[str, Request] = {}
+        self.discarded_tokens = 0  # sampled for a request that had already finished
 
     def add_request(self, req: Request) -> None:
         self.requests[req.request_id] = req
@@ -300,7 +318,12 @@ class Scheduler:
         i = 0
         while i < len(self.running) and budget > 0:
             req = self.running[i]
-            n = self._cap(req.num_tokens - req.num_computed_tokens, budget, threshold)
+            if (req.num_output_placeholders > 0 and req.num_computed_tokens + 2
+                    - req.num_output_placeholders >= len(req.prompt_token_ids) + req.max_tokens):
+                i += 1  # async: the step in flight already reaches max_tokens
+                continue
+            n = self._cap(req.num_tokens + req.num_output_placeholders
+                          - req.num_computed_tokens, budget, threshold)
             if n == 0:
                 i += 1
                 continue
@@ -345,7 +368,10 @@ class Scheduler:
         # _update_after_schedule: advance num_computed_tokens *before* the GPU runs, so the
         # next schedule() can already plan the following chunk.
         for rid, n in sched.items():
-            self.requests[rid].num_computed_tokens += n
+            req = self.requests[rid]
+            req.num_computed_tokens += n
+            if self.async_scheduling and req.num_computed_tokens >= req.num_tokens:
+                req.num_output_placeholders += 1  # AsyncScheduler._update_after_schedule
         return out
     # --8<-- [end:schedule]
 
@@ -367,9 +393,17 @@ class Scheduler:
             req = self.requests[rid]
             if rid not in sampled:  # a prefill chunk that did not reach the end of the prompt
                 continue
+            if req.finish_reason is not None:  # finished while this step was in flight:
+                self.discarded_tokens += 1     # its token is thrown away
+                continue
+            if req.num_output_placeholders:
+                req.num_output_placeholders -= 1
             req.append_output_token_id(sampled[rid])
-            if req.num_output_tokens >= req.max_tokens:  # check_stop, length branch
+            if sampled[rid] in req.stop_token_ids:  # check_stop, stop_token_ids branch
+                req.status, req.finish_reason = "FINISHED_STOPPED", "stop"
+            elif req.num_output_tokens >= req.max_tokens:  # check_stop, length branch
                 req.status, req.finish_reason = "FINISHED_LENGTH_CAPPED", "length"
+            if req.finish_reason is not None:
                 self.running.remove(req)
                 self.kv.free(req)
             results.append((rid, [sampled[rid]], req.finish_reason))
@@ -407,10 +441,13 @@ def fake_execute(out: SchedulerOutput, requests: dict[str, Request]) -> dict[str
             if requests[rid].num_computed_tokens == requests[rid].num_tokens}
 
 
-def reference_generate(prompt: list[int], max_tokens: int) -> list[int]:
+def reference_generate(prompt: list[int], max_tokens: int,
+                       stop_token_ids: tuple[int, ...] = ()) -> list[int]:
     toks = list(prompt)
     for _ in range(max_tokens):
         toks.append(fake_next_token(toks))
+        if toks[-1] in stop_token_ids:
+            break
     return toks[len(prompt):]
 # --8<-- [end:model]
 
@@ -436,6 +473,59 @@ def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int
         results = scheduler.update_from_output(out, fake_execute(out, scheduler.requests))
         records.append(StepRecord(step, out, tables, [r for r, _, f in results if f]))
     return records
+
+
+# --8<-- [start:async]
+class FakeRunner:
+    """The worker side under async scheduling: it keeps its own copy of every request's
+    tokens and feeds each sampled token straight into the next step (as MRV2 reads
+    ``last_sampled_tokens`` on the GPU), so it runs ahead of what the scheduler has seen."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, list[int]] = {}
+        self.computed: dict[str, int] = {}
+
+    def execute(self, out: SchedulerOutput, requests: dict[str, Request]) -> dict[str, int]:
+        sampled = {}
+        for rid, n in out.num_scheduled_tokens.items():
+            if rid in out.new_req_ids:
+                self.tokens[rid] = list(requests[rid].prompt_token_ids)
+                self.computed[rid] = out.num_prefix_hit_tokens.get(rid, 0)
+            self.computed[rid] += n
+            if self.computed[rid] >= len(self.tokens[rid]):  # prompt done: sample a token
+                sampled[rid] = fake_next_token(self.tokens[rid])
+                self.tokens[rid].append(sampled[rid])
+        return sampled
+
+
+def run_async(scheduler: Scheduler, arrivals: dict[int, list[Request]],
+              batch_queue_size: int = 2, max_calls: int = 100) -> list[StepRecord]:
+    """EngineCore.step_with_batch_queue: schedule and launch a batch if the queue has room;
+    block on the oldest batch only when the queue is full or nothing else can be scheduled."""
+    assert scheduler.async_scheduling
+    runner, queue, records = FakeRunner(), deque(), []
+    call = 0
+    while call < max_calls and (scheduler.has_requests() or queue
+                                or any(k > call for k in arrivals)):
+        call += 1
+        for req in arrivals.get(call, []):
+            scheduler.add_request(req)
+        if scheduler.has_requests():
+            out = scheduler.schedule()
+            assert not out.preempted_req_ids, "preemption is not modelled in the async loop"
+            executed = out.total_num_scheduled_tokens > 0
+            if executed:
+                queue.appendleft((out, runner.execute(out, scheduler.requests)))
+            if len(queue) < batch_queue_size and executed:
+                continue  # don't block on the oldest batch while the queue has room
+        if not queue:
+            continue
+        out, sampled = queue.pop()  # block until the oldest batch's tokens are back
+        results = scheduler.update_from_output(out, sampled)
+        tables = {rid: scheduler.kv.block_ids(rid) for rid in out.num_scheduled_tokens}
+        records.append(StepRecord(call, out, tables, [r for r, _, f in results if f]))
+    return records
+# --8<-- [end:async]
 
 
 def prompt(seed: int, n: int) -> list[int]:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "pytorch_ddp_deep_dive"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive"
@@ -94,6 +96,36 @@ def test_overlap_script_orders_buckets_before_backward_ends(tmp_path):
     assert svg.count("<rect ") == 1 + 4
 
 
+def test_prior_reduction_error_fires_after_the_rebuild():
+    # The script asserts the schedule on both ranks; the error must come at forward 4,
+    # two forwards after the one-time rebuild, because ensure_prior_reduction_finished runs
+    # on every grad-enabled forward.
+    out = _run(str(EX / "prior_reduction.py"))
+    assert "forward 2: forward ok, rebuilt=True" in out
+    assert ("forward 4: forward raised: Expected to have finished reduction in the prior "
+            "iteration before starting a new one") in out
+
+
+def test_sweep_script_layouts_and_medians(tmp_path):
+    out = _run(str(EX / "sweep.py"), "--iters", "5", "--batch", "64",
+               "--json-out", str(tmp_path / "s.json"), timeout=240.0)
+    assert "fit: alpha =" in out
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert data["25"]["buckets"] == "4202496"  # an explicit cap of 25: one bucket, no overlap
+    assert data["2"]["buckets"] == "2101248, 2101248"
+    assert data["1"]["buckets"] == ", ".join(["1050624"] * 4)
+    assert all(v["median_ms"] > 0 for k, v in data.items() if k != "allreduce_ms")
+
+
+def test_committed_sweep_matches_the_post():
+    data = json.loads((FIG_DIR / "sweep.json").read_text())
+    post = (ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive.md").read_text()
+    for key in ("no_sync", "25", "3", "2", "1"):
+        assert f"{data[key]['median_ms']:.1f} ms |" in post, key
+    one = data["25"]["median_ms"]
+    assert all(data[k]["median_ms"] < one for k in ("3", "2", "1"))  # overlap paid, that run
+
+
 def test_compile_split_script():
     out = _run(str(EX / "compile_split.py"), timeout=180.0)
     assert "all compile checks passed on both ranks" in out
@@ -137,3 +169,17 @@ def test_svg_follows_site_rules(name):
     classes = {c for attr in re.findall(r'class="([^"]+)"', svg) for c in attr.split()}
     assert classes <= ALLOWED_CLASSES, classes - ALLOWED_CLASSES
     assert not re.search(r'(fill|stroke)="#', svg)  # colours come from the stylesheet only
+
+
+def test_line_anchors_hold_their_symbol_in_torch_2_13():
+    import torch
+
+    assert torch.__version__.split("+")[0] == "2.13.0"
+    site = Path(torch.__file__).resolve().parents[1]
+    post = (ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive.md").read_text()
+    anchors = re.findall(r"\[`([^`]+)`\]\(https://github\.com/pytorch/pytorch/blob/v2\.13\.0/"
+                         r"([^#)]+)#L(\d+)-L(\d+)\)", post)
+    assert len(anchors) >= 8
+    for symbol, path, first, last in anchors:
+        lines = (site / path).read_text().splitlines()[int(first) - 1:int(last)]
+        assert any(symbol in line for line in lines), (symbol, path, first, last)
