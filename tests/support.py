@@ -3,6 +3,11 @@
 A test site is a copy of the repository's mkdocs.yml, hooks/, overrides/ and docs/ (without the
 real posts), into which a test writes fixture posts. Builds run the real ``mkdocs`` command in a
 subprocess, from an unrelated working directory, exactly as an author would run it.
+
+The published-URL manifest (urls.txt) belongs to the real site, so only a copy with the real
+posts gets it; a fixture site has none, and hooks/check_published_urls.py checks a site only when
+its mkdocs.yml has a urls.txt beside it. A test of the check writes the fixture's own with
+``Site.write_url_manifest()`` (what ``make urls`` runs).
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MKDOCS_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+# Material's notice about MkDocs 2, and the one mkdocs-redirects prints when ProperDocs is installed,
+# are silenced as the Makefile silences them.
+MKDOCS_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
 def post(
@@ -69,6 +76,11 @@ class Site:
         run_dir = cwd or self.root.parent
         return subprocess.run(cmd, cwd=run_dir, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
 
+    def write_url_manifest(self) -> subprocess.CompletedProcess[str]:
+        """Rewrite this site's urls.txt from a fresh build, as `make urls` does for the real site."""
+        cmd = [sys.executable, str(self.root / "hooks" / "urls_cli.py"), "write", "-f", str(self.root / "mkdocs.yml")]
+        return subprocess.run(cmd, cwd=self.root.parent, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
+
     def html(self, url_path: str) -> str:
         path = self.site_dir / url_path.strip("/") / "index.html" if not url_path.endswith(".html") \
             else self.site_dir / url_path
@@ -79,6 +91,8 @@ def make_site(dest: Path, *, keep_posts: bool = False) -> Site:
     """Copy the real site's sources into dest (without its posts unless keep_posts)."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
+    if keep_posts:  # the real site's URLs; fixture sites write their own when they test the check
+        shutil.copy2(ROOT / "urls.txt", dest / "urls.txt")
     for folder in ("hooks", "overrides", "examples"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
     if (ROOT / "node_modules").exists():

@@ -1,4 +1,5 @@
-"""`mkdocs gh-deploy` publishes to a gh-pages branch; a failed strict build publishes nothing.
+"""`mkdocs gh-deploy` publishes to a gh-pages branch, keeps its history and the custom domain (CNAME);
+a build that fails any check (the post rules, the published-URL manifest) publishes nothing.
 
 The remote is a local bare repository, so the real git push path runs without a network.
 """
@@ -64,6 +65,48 @@ def test_gh_deploy_to_a_local_bare_remote(tmp_path: Path) -> None:
     failed = gh_deploy(repo)
     assert failed.returncode != 0
     assert "Did you mean 'Kernel'" in failed.stderr and "Traceback" not in failed.stderr
+    assert git("rev-list", "gh-pages", cwd=remote).split() == history
+
+
+def test_gh_deploy_keeps_the_custom_domain_and_never_pushes_a_lost_url(tmp_path: Path) -> None:
+    """docs/CNAME is published by every deploy (ghp-import replaces the whole branch, so a custom
+    domain survives only as a file of the build), and urls.txt lists it with every other public URL."""
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    site = make_site(tmp_path / "author")
+    (site.docs / "CNAME").write_text("deep-dives.example.org\n", encoding="utf-8")
+    site.write_post("one.md", post(slug="one", title="First deployed post"))
+    written = site.write_url_manifest()
+    assert written.returncode == 0, written.stderr
+    assert "  + /CNAME" in written.stdout and "  + /blog/2025/03/04/one/" in written.stdout
+    repo = site.root
+    git("init", "-q", "-b", "main", cwd=repo)
+    (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
+    git("add", "-A", cwd=repo)
+    git("commit", "-qm", "first post", cwd=repo)
+    git("remote", "add", "origin", str(remote), cwd=repo)
+
+    first = gh_deploy(repo)
+    assert first.returncode == 0, first.stderr
+    site.write_post("one.md", post(slug="one", title="First deployed post", body="Revised.\n\n<!-- more -->\n"))
+    git("commit", "-qam", "revise the post", cwd=repo)
+    second = gh_deploy(repo)
+    assert second.returncode == 0, second.stderr
+    history = git("rev-list", "gh-pages", cwd=remote).split()
+    assert len(history) == 2
+    for deployed in history:
+        assert git("show", f"{deployed}:CNAME", cwd=remote) == "deep-dives.example.org\n"
+    assert "Revised." in git("show", "gh-pages:blog/2025/03/04/one/index.html", cwd=remote)
+
+    # A renamed slug without a redirect, and a lost custom domain: the build fails, nothing is pushed.
+    site.write_post("one.md", post(slug="renamed", title="First deployed post"))
+    (site.docs / "CNAME").unlink()
+    git("commit", "-qam", "rename the post, drop the domain", cwd=repo)
+    failed = gh_deploy(repo)
+    assert failed.returncode != 0
+    assert "Traceback" not in failed.stderr
+    assert "/CNAME was published, and this build no longer writes it" in failed.stderr
+    assert "/blog/2025/03/04/one/ was published, and this build neither builds nor redirects it" in failed.stderr
     assert git("rev-list", "gh-pages", cwd=remote).split() == history
 
 
