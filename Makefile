@@ -59,7 +59,8 @@ node_modules/.installed: $(BIN)/.site-deps package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# torch is the one package outside the lock (see requirements-test.txt); its dependencies are in it.
+# torch is the one package outside the lock (see requirements-test.txt); the CPU build's dependencies
+# are in it. Taken from pip's own sources, a CUDA build also brings its NVIDIA libraries (unhashed).
 $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.lock
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-test.lock
 	@if $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
@@ -67,7 +68,7 @@ $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.lock
 	  $(BIN)/python -m pip install --quiet --no-deps --index-url $(TORCH_CPU_INDEX) "$$(grep -E '^torch==' requirements-test.txt)"; \
 	else \
 	  echo "$(TORCH_CPU_INDEX) cannot be reached: torch comes from pip's configured sources (on Linux, PyPI's is the CUDA build)"; \
-	  $(BIN)/python -m pip install --quiet --no-deps "$$(grep -E '^torch==' requirements-test.txt)"; \
+	  $(BIN)/python -m pip install --quiet "$$(grep -E '^torch==' requirements-test.txt)"; \
 	fi
 	$(BIN)/python -m pip check
 	touch $@
