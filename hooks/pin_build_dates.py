@@ -14,7 +14,7 @@ rest follows it:
   page the plugin could not date from git (an uncommitted file, a generated page, no git at all)
   got the clock's time; it gets the build time instead. A post's sitemap ``<lastmod>`` is its
   record's ``modified`` date (as in its JSON-LD ``dateModified`` and its feed entry), not the
-  build date.
+  build date (nor later than it).
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 @event_priority(-100)  # after the git-revision-date plugin (priority 0) has dated the page
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     post = posts.record(page)
-    if post is not None:
-        page.update_date = post.modified.date().isoformat()
+    if post is not None:  # never after the build: a post dated in the future is only a warning
+        page.update_date = min(post.modified.date(), get_build_datetime().date()).isoformat()
     plugin = config.plugins.get(GIT_DATES)
     if plugin is None or DATE_KEY not in page.meta or page.meta.get(f"{DATE_KEY}_hash"):
         return markdown  # dated from a commit (the plugin leaves the hash empty when it fell back)
