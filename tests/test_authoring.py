@@ -21,7 +21,8 @@ import yaml
 from support import MKDOCS_ENV, ROOT, Site, make_site, post
 
 VENV = Path(sys.executable).parents[1]
-MAKE_FILES = ("Makefile", "requirements.txt", "requirements-test.txt", "package.json", "package-lock.json")
+MAKE_FILES = ("Makefile", "requirements.txt", "requirements-test.txt", "requirements.lock", "requirements-test.lock",
+              "package.json", "package-lock.json")
 
 
 def authoring_copy(dest: Path) -> Site:
