@@ -34,7 +34,10 @@ def authoring_copy(dest: Path) -> Site:
 
 def make(site: Site, *args: str, env: dict[str, str] | None = None, timeout: float = 300
          ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["make", "--no-print-directory", "-C", str(site.root), f"VENV={VENV}", *args],
+    # The install stamps are taken as up to date (-o): these tests run the targets' recipes against the
+    # repository's .venv and node_modules, and must never reinstall into them.
+    stamps = ["-o", f"{VENV}/bin/.site-deps", "-o", f"{VENV}/bin/.test-deps", "-o", "node_modules/.installed"]
+    return subprocess.run(["make", "--no-print-directory", "-C", str(site.root), f"VENV={VENV}", *stamps, *args],
                           env=env or MKDOCS_ENV, capture_output=True, text=True, timeout=timeout)
 
 
