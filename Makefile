@@ -137,14 +137,18 @@ deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site 
 	$(BIN)/python hooks/post_cli.py check
 	$(BIN)/mkdocs gh-deploy --strict --message "Deployed from {sha} with MkDocs {version}"
 
-browser: ## Make sure Chromium is installed for the browser tests
-	@if [ -x "$(CHROMIUM)" ]; then exit 0; \
+browser: ## Make sure Chromium (browser tests) and Java (the Nu HTML Checker, vnu-jar from npm) are installed
+	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \
+	command -v java >/dev/null 2>&1 || missing="$$missing default-jre-headless"; \
+	if [ -z "$$missing" ]; then exit 0; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	  echo "Installing Debian's chromium for the browser tests..."; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  echo "Installing Debian's$$missing for the browser and HTML-validity tests..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	else \
-	  echo "The browser tests need Chromium at $(CHROMIUM)."; \
-	  echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) or run: make test CHROMIUM=/path/to/chromium"; \
+	  case "$$missing" in *chromium*) echo "The browser tests need Chromium at $(CHROMIUM)."; \
+	    echo "Install it (Debian/Ubuntu: sudo apt-get install chromium) or run: make test CHROMIUM=/path/to/chromium";; esac; \
+	  case "$$missing" in *jre*) echo "The HTML-validity tests run the Nu HTML Checker, which needs a Java runtime (java on PATH)."; \
+	    echo "Install one (Debian/Ubuntu: sudo apt-get install default-jre-headless; macOS: brew install openjdk).";; esac; \
 	  exit 1; \
 	fi
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import reprlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,6 +149,37 @@ def _yaml_problem(rel: str, raw: str, exc: yaml.YAMLError) -> Problem:
                    "lines; quote values that contain ': ' or start with a symbol")
 
 
+MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
+
+
+def _flow_depth(raw: str) -> int:
+    """How deeply [...] and {...} nest outside quoted scalars (an apostrophe inside a word is text)."""
+    depth = deepest = 0
+    quote, before, i = "", "", 0  # before: the last non-blank character outside quotes on this line
+    while i < len(raw):
+        ch = raw[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1  # an escaped character
+            elif ch == quote and quote == "'" and raw[i + 1:i + 2] == "'":
+                i += 1  # '' is a quote inside a single-quoted scalar
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"" and before in ("", ":", "[", "{", ",", "-", "?"):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        if ch == "\n":
+            before = ""
+        elif not quote and ch not in " \t":
+            before = ch
+        i += 1
+    return deepest
+
+
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
     if source.unclosed:
@@ -157,11 +189,25 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
         return None, [Problem(rel, "front matter", "no front matter found. Accepted: the file starts "
                               "with a '---' line, YAML keys, and a closing '---' line")]
     raw = source.front_matter
-    loader = _Loader(raw)
+    too_deep = [Problem(rel, "front matter", "lists or mappings are nested too deeply for YAML to read. "
+                        "Accepted: values nested a few levels at most")]
+    # PyYAML's scanner takes time quadratic in the depth of [[[...]]] (2000 levels: 10 s), and its
+    # composer recurses once per level (a RecursionError past about 300 levels of indentation).
+    indent = max((len(line) - len(line.lstrip(" -")) for line in raw.split("\n")), default=0)  # "- - x" nests too
+    if _flow_depth(raw) > MAX_NESTING or indent > 2 * MAX_NESTING:
+        return None, too_deep
+    try:
+        loader = _Loader(raw)  # the reader refuses control characters here, before parsing
+    except yaml.reader.ReaderError as exc:
+        return None, [Problem(rel, f"line {raw[:exc.position].count(chr(10)) + 2}", f"the front matter contains "
+                              f"the control character U+{exc.character:04X}, which YAML does not allow. "
+                              "Accepted: printable text (delete the character)")]
     try:
         meta = loader.get_single_data()
     except yaml.YAMLError as exc:
         return None, [_yaml_problem(rel, raw, exc)]
+    except RecursionError:  # nesting by indentation, too deep for the composer
+        return None, too_deep
     finally:
         loader.dispose()
     if meta is None:
@@ -178,6 +224,23 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
     return meta, problems
 
 
+# Values quoted back to the author are cut short: an alias can make one YAML value a structure
+# of a billion items (the "billion laughs"), which a plain repr() would spend hours printing.
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict, _REPR.maxset = 2, 4, 4, 4, 4
+_REPR.maxstring = _REPR.maxother = 80
+
+
+def _shown(value: Any) -> str:
+    """A value as the author wrote it, quoted (like repr) and at most about 80 characters."""
+    return _REPR.repr(str(value) if isinstance(value, str) else value)
+
+
+def _plain(value: Any) -> str:
+    """A value as plain text (a string unquoted), at most about 80 characters."""
+    return str(value)[:80] if isinstance(value, str) else _shown(value)
+
+
 def _translate(error: dict[str, Any]) -> tuple[str, str]:
     """A pydantic error as (field, 'what is wrong. Accepted: ...')."""
     loc = tuple(error["loc"])
@@ -190,30 +253,37 @@ def _translate(error: dict[str, Any]) -> tuple[str, str]:
         return where, error["msg"]
     if kind == "missing":
         return where, f"is required but missing. Accepted: {accepted}"
+    if kind == "invalid_key":  # YAML keys may be numbers, booleans or null; front matter keys are text
+        what = {"NoneType": "null", "bool": "a boolean", "int": "a number", "float": "a number"}.get(
+            type(value).__name__, type(value).__name__)
+        return where, (f"a key that is {what}, not text ({_shown(value)}). Accepted keys: "
+                       f"{', '.join(FrontMatter.model_fields)}")
     if kind == "extra_forbidden":
         known = list(FrontMatter.model_fields) if len(loc) == 1 else []
         hint = nearest(str(loc[-1]), known) if known else ""
         return where, f"'{loc[-1]}' is not a known key.{hint} Accepted keys: {', '.join(known) or 'see README.md'}"
     if kind == "literal_error" and loc and loc[0] == "categories":
-        return "categories", (f"'{value}' is not an allowed category.{nearest(str(value), CATEGORIES)} "
+        shown = _plain(value)
+        return "categories", (f"'{shown}' is not an allowed category.{nearest(shown, CATEGORIES)} "
                               f"Accepted: {', '.join(CATEGORIES)}")
     if kind == "literal_error":
-        return where, f"'{value}' is not accepted. Accepted: {error['ctx']['expected']}"
+        return where, f"'{_plain(value)}' is not accepted. Accepted: {error['ctx']['expected']}"
     if kind == "too_short" and loc and loc[0] in {"categories", "authors", "upstream"}:
         return where, f"is empty. Accepted: {accepted}"
     if kind in {"bool_type", "bool_parsing"}:
-        return where, f"{value!r} is not a boolean. Accepted: true or false (unquoted)"
+        return where, f"{_shown(value)} is not a boolean. Accepted: true or false (unquoted)"
     if kind == "list_type":
-        return where, f"expected a list, got {type(value).__name__} {value!r}. Accepted: a YAML list such as [a, b]"
+        return where, (f"expected a list, got {type(value).__name__} {_shown(value)}. Accepted: a YAML list "
+                       "such as [a, b]")
     if kind == "string_type":
-        return where, f"expected text, got {type(value).__name__} {value!r}. Accepted: a string"
+        return where, f"expected text, got {type(value).__name__} {_shown(value)}. Accepted: a string"
     if kind in {"dict_type", "model_type", "model_attributes_type"}:
         return where, f"expected a mapping, got {type(value).__name__}. Accepted: key: value pairs"
     if kind in {"int_type", "int_parsing"}:
-        return where, f"{value!r} is not an integer. Accepted: a whole number"
+        return where, f"{_shown(value)} is not an integer. Accepted: a whole number"
     if kind == "greater_than_equal":
-        return where, f"{value!r} is too small. Accepted: {error['ctx']['ge']} or more"
-    return where, f"{error['msg']} (got {value!r})"
+        return where, f"{_shown(value)} is too small. Accepted: {error['ctx']['ge']} or more"
+    return where, f"{error['msg']} (got {_shown(value)}). Accepted: {accepted}"
 
 
 # ---------------------------------------------------------------------------------------------

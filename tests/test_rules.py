@@ -23,6 +23,10 @@ KEYS = ", ".join(post_schema.FrontMatter.model_fields)
 ISO = "Accepted: an unquoted ISO date such as 2026-05-11 (or 2026-05-11 09:30:00 with a time)"
 LINK_FIX = "Accepted: a link pinned to a tag or commit, e.g. .../blob/v2.13.0/..."
 BODY = "Opening.\n\n<!-- more -->\n\n"
+# The "billion laughs": l8 stands for 10**9 items, which a plain repr() in a message would print in full.
+LAUGHS = "l0: &l0 [ha, ha, ha, ha, ha, ha, ha, ha, ha, ha]\n" + "".join(
+    f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 9))
+ELIDED = ", ".join(["[[...], [...], [...], [...], ...]"] * 4)
 
 # id: (post text, the exact problem lines)
 BAD_POSTS: dict[str, tuple[str, list[str]]] = {
@@ -45,6 +49,21 @@ BAD_POSTS: dict[str, tuple[str, list[str]]] = {
     "python tag": (post(extra="subtitle: !!python/object/apply:os.system [echo hi]\n"), [
         "line 9: the front matter uses a YAML tag ('tag:yaml.org,2002:python/object/apply:os.system') "
         "that is not allowed. Accepted: plain YAML values, no '!!' tags"]),
+    # Found by tests/test_fuzz.py: each raised a traceback or hung the build.
+    "alias bomb in a typed field": (post().replace('title: "A fixture post"', "title: *l8").replace(
+        "---\n", "---\n" + LAUGHS, 1), [
+        *[f"field 'l{i}': 'l{i}' is not a known key. Accepted keys: {KEYS}" for i in range(9)],
+        f"field 'title': expected text, got list [{ELIDED}, ...]. Accepted: a string"]),
+    "nested too deeply": (post(extra="subtitle: " + "[" * 5000 + "]" * 5000 + "\n"), [
+        "front matter: lists or mappings are nested too deeply for YAML to read. Accepted: values nested "
+        "a few levels at most"]),
+    "control character": (post(extra="subtitle: a\x00b\n"), [
+        "line 9: the front matter contains the control character U+0000, which YAML does not allow. "
+        "Accepted: printable text (delete the character)"]),
+    "a key that is not text": (post(extra="1: x\n"), [
+        f"field '1': a key that is a number, not text (1). Accepted keys: {KEYS}"]),
+    "empty series name": (post(extra="series: {name: '', part: 1}\n"), [
+        "field 'series.name': String should have at least 1 character (got ''). Accepted: see README.md"]),
     "front matter is a list": ("---\n- a\n- b\n---\n\nx\n<!-- more -->\n", [
         "front matter: the front matter is a list, not a mapping. Accepted: 'key: value' lines"]),
     "empty front matter": ("---\n---\n\nx\n<!-- more -->\n", [

@@ -1,0 +1,73 @@
+"""Repair the few spots of rendered output that validators reject: every page valid HTML, feeds valid.
+
+tests/test_integrity.py runs the Nu HTML Checker over every built page and expects zero errors.
+What it found comes from Material's own large templates (base.html, partials/nav-item.html,
+partials/toc.html) and from Python-Markdown's md_in_html, so rather than copying those templates
+this hook removes, in the rendered page, exactly the attributes that are invalid:
+
+* ``autocomplete="off"`` on Material's checkbox and radio toggles (HTML allows ``autocomplete``
+  only on text-like inputs; Material adds it so Firefox does not restore a toggled drawer).
+* ``tabindex=""`` on navigation labels (an empty tabindex is invalid and ignored by browsers).
+* ``for="__toc"`` on the table of contents' title when the page has no ``__toc`` toggle for it
+  to label (Material renders that toggle only when the TOC is part of the navigation).
+* ``markdown="..."`` left on raw HTML blocks (``<figure markdown="0">``): it is an instruction to
+  md_in_html, not an HTML attribute.
+
+Only opening tags are touched; code blocks are escaped (``&lt;``) and never match.
+
+The JSON feeds written by mkdocs-rss-plugin give items without an image ``"image": null``; JSON
+Feed 1.1 types ``image`` as a URL string, to be omitted when there is none, so nulls are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mkdocs.plugins import event_priority
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.pages import Page
+
+TOGGLE_RE = re.compile(r'(<input\b[^<>]*\btype="(?:checkbox|radio)"[^<>]*?)\s+autocomplete="off"([^<>]*>)')
+TOGGLE_FIRST_RE = re.compile(r'(<input\b[^<>]*?)\s+autocomplete="off"([^<>]*\btype="(?:checkbox|radio)"[^<>]*>)')
+EMPTY_TABINDEX_RE = re.compile(r'(<label\b[^<>]*?)\s+tabindex=""')
+TOC_LABEL_RE = re.compile(r'(<label\b[^<>]*?)\s+for="__toc"')
+MARKDOWN_ATTR_RE = re.compile(r'(<[a-zA-Z][\w-]*\b[^<>]*?)\s+markdown="[^"<>]*"')
+
+
+def repair(html: str) -> str:
+    html = TOGGLE_FIRST_RE.sub(r"\1\2", TOGGLE_RE.sub(r"\1\2", html))
+    html = EMPTY_TABINDEX_RE.sub(r"\1", html)
+    if 'id="__toc"' not in html:
+        html = TOC_LABEL_RE.sub(r"\1", html)
+    return MARKDOWN_ATTR_RE.sub(r"\1", html)
+
+
+@event_priority(-100)  # after every other hook has finished the page
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    return repair(output)
+
+
+@event_priority(-100)
+def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+    """The same repairs for pages rendered from a static template (404.html)."""
+    return repair(output_content) if template_name.endswith(".html") else output_content
+
+
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
+@event_priority(-100)  # after mkdocs-rss-plugin has written the feeds
+def on_post_build(*, config: MkDocsConfig) -> None:
+    for feed in sorted(Path(config.site_dir).glob("feed_json_*.json")):
+        data = json.loads(feed.read_text(encoding="utf-8"))
+        feed.write_text(json.dumps(_without_nulls(data)), encoding="utf-8")
