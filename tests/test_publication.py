@@ -201,6 +201,11 @@ def test_contents_are_reachable_at_every_width(browser: Browser, base_url: str) 
     assert rec.errors == []
 
 
+def zoom(page: Page):
+    """The full-size figure dialog (Material's search is a dialog too)."""
+    return page.get_by_role("dialog", name=re.compile(r"^Figure at full size"))
+
+
 def open_state(page: Page) -> str:
     return page.locator("figure.fig").first.get_attribute("data-fig-zoom") or ""
 
@@ -227,7 +232,7 @@ def test_wide_figure_opens_full_size_by_click_and_by_keyboard_on_a_phone(browser
 
     # Click: a modal dialog holds the drawing at a size where every label is at least 11 px.
     button.click()
-    dialog = page.get_by_role("dialog")
+    dialog = zoom(page)
     expect(dialog).to_be_visible()
     assert dialog.locator("svg[aria-labelledby='wide-title wide-desc']").count() == 1
     assert smallest_label_px(page) >= 11
@@ -244,11 +249,11 @@ def test_wide_figure_opens_full_size_by_click_and_by_keyboard_on_a_phone(browser
 
     # Keyboard only: Enter opens, Tab reaches Close, Enter closes.
     page.keyboard.press("Enter")
-    expect(page.get_by_role("dialog")).to_be_visible()
-    close = page.get_by_role("dialog").get_by_role("button", name="Close")
+    expect(zoom(page)).to_be_visible()
+    close = zoom(page).get_by_role("button", name="Close")
     close.focus()
     page.keyboard.press("Enter")
-    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(zoom(page)).to_have_count(0)
     assert open_state(page) == "available"
     assert rec.external == [] and rec.errors == []
 
@@ -298,7 +303,36 @@ def test_new_pages_have_no_accessibility_violations(browser: Browser, base_url: 
     assert violations == [], json.dumps(violations, indent=1)
     if path == TWO:  # and with the figure open at full size
         page.get_by_role("button", name="Open figure full size").click()
-        expect(page.get_by_role("dialog")).to_be_visible()
+        expect(zoom(page)).to_be_visible()
         violations = axe_violations(page)
         assert violations == [], json.dumps(violations, indent=1)
     assert rec.external == [] and rec.errors == []
+
+
+@pytest.mark.browser
+def test_real_posts_show_the_byline_first_and_every_figure_can_be_read_on_a_phone(
+        real_site: Site, browser: Browser) -> None:
+    posts = sorted(p.parent.relative_to(real_site.site_dir).as_posix()
+                   for p in (real_site.site_dir / "blog").glob("[0-9]*/*/*/*/index.html"))
+    assert posts
+    unreadable = []
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base, viewport=PHONE)
+        for path in posts:
+            page.goto(f"{base}/{path}/")
+            page.wait_for_load_state("networkidle")
+            box = page.locator("article ul.byline").bounding_box()
+            assert box and box["y"] + box["height"] <= first_paragraph_top(page), path
+            assert box["y"] + box["height"] < PHONE["height"], path
+            # Every drawing either renders its smallest label at 11 px or more, or offers to open
+            # it at full size with a visible control.
+            page.wait_for_function("""() => [...document.querySelectorAll('article figure.fig')]
+                .every((f) => f.dataset.figZoom)""")
+            for figure in page.evaluate("""() => [...document.querySelectorAll('article figure')]
+                    .filter((f) => [...f.querySelectorAll('svg text')].some((t) => !t.closest('.ifig-static')))
+                    .map((f) => [f.dataset.figZoom || 'none',
+                                 !!f.querySelector('.fig-zoom__open:not([hidden])')])"""):
+                if not (figure[0] == "fits" or (figure[0] == "available" and figure[1])):
+                    unreadable.append((path, figure))
+        assert rec.external == [] and rec.errors == []
+    assert unreadable == []

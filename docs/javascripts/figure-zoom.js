@@ -1,5 +1,6 @@
 /* Figures readable on every screen. A figure's SVG scales to the column, so on a phone a wide
-   diagram's labels can shrink to a few pixels. For every <figure class="fig"> whose smallest label
+   diagram's labels can shrink to a few pixels. For every <figure class="fig"> (and every live
+   interactive <figure class="ifig">, whose drawing keeps updating while open) whose smallest label
    would render under MIN_PX, a visible button "Open figure full size" appears under the drawing;
    it opens the drawing in a modal dialog at a size where every label is at least MIN_PX, in a box
    that scrolls both ways (by touch, or by keyboard: the box takes focus). Escape, the Close button
@@ -29,9 +30,16 @@
     return smallestLabel(svg) * (svg.getBoundingClientRect().width / viewBoxWidth(svg));
   }
 
+  const FIGURES = "article figure.fig, article figure.ifig";
+
+  // The drawing a reader sees: an interactive figure's static fallback is hidden once it is live.
+  function drawing(figure) {
+    return [...figure.querySelectorAll("svg")].find((svg) => !svg.closest(".ifig-static")) || null;
+  }
+
   function update(figure) {
     if (figure.dataset.figZoom === "open") return;
-    const svg = figure.querySelector("svg");
+    const svg = drawing(figure);
     const button = figure.querySelector(":scope > .fig-zoom__open");
     if (!svg || !button) return;
     const small = renderedLabel(svg) < MIN_PX - 0.05;
@@ -40,7 +48,7 @@
   }
 
   function open(figure, button) {
-    const svg = figure.querySelector("svg");
+    const svg = drawing(figure);
     const min = smallestLabel(svg);
     const width = Math.ceil(viewBoxWidth(svg) * Math.max(1, MIN_PX / min));
     const title = svg.querySelector("title");
@@ -50,7 +58,7 @@
     dialog.setAttribute("aria-label", "Figure at full size" + (title ? ": " + title.textContent.trim() : ""));
     dialog.innerHTML =
       '<div class="fig-zoom__bar"><span class="fig-zoom__hint">Scroll to see all of it</span>' +
-      '<button type="button" class="md-button fig-zoom__close">Close</button></div>' +
+      '<button type="button" class="fig-zoom__button fig-zoom__close">Close</button></div>' +
       '<div class="fig-zoom__body" tabindex="0" role="region" aria-label="Figure, scrolls both ways"></div>';
     const body = dialog.querySelector(".fig-zoom__body");
     svg.replaceWith(placeholder);
@@ -82,13 +90,12 @@
   }
 
   function scan() {
-    document.querySelectorAll("article figure.fig").forEach((figure) => {
-      const svg = figure.querySelector("svg");
-      if (!svg) return;
+    document.querySelectorAll(FIGURES).forEach((figure) => {
+      if (!drawing(figure)) return;
       if (!figure.querySelector(":scope > .fig-zoom__open")) {
         const button = document.createElement("button");
         button.type = "button";
-        button.className = "fig-zoom__open";
+        button.className = "fig-zoom__button fig-zoom__open";
         button.hidden = true;
         button.innerHTML = '<span aria-hidden="true">⤢</span> Open figure full size';
         button.addEventListener("click", () => open(figure, button));
@@ -102,8 +109,10 @@
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(() => document.querySelectorAll("article figure.fig").forEach(update));
+    pending = requestAnimationFrame(() => document.querySelectorAll(FIGURES).forEach(update));
   });
-  if (window.document$) window.document$.subscribe(scan);
-  else document.addEventListener("DOMContentLoaded", scan);
+  // Deferred a task, so interactive figures registered by any later script are live first.
+  const later = () => setTimeout(scan, 0);
+  if (window.document$) window.document$.subscribe(later);
+  else document.addEventListener("DOMContentLoaded", later);
 })();
