@@ -71,10 +71,14 @@ WIDE_FIGURE_BODY = """The second part opens with one paragraph.
 <svg class="fig-svg" role="img" aria-labelledby="wide-title wide-desc" viewBox="0 0 1000 160">
 <title id="wide-title">A wide map</title>
 <desc id="wide-desc">Four boxes from left to right.</desc>
-<rect class="fig-box" x="10" y="40" width="220" height="80"/><text class="fig-text" x="20" y="85">capture and guards</text>
-<rect class="fig-box" x="260" y="40" width="220" height="80"/><text class="fig-text" x="270" y="85">AOTAutograd joint graph</text>
-<rect class="fig-box" x="510" y="40" width="220" height="80"/><text class="fig-mono" x="520" y="85">GraphLowering.run</text>
-<rect class="fig-box" x="760" y="40" width="220" height="80"/><text class="fig-text-small" x="770" y="85">the wrapper module</text>
+<rect class="fig-box" x="10" y="40" width="220" height="80"/>
+<text class="fig-text" x="20" y="85">capture and guards</text>
+<rect class="fig-box" x="260" y="40" width="220" height="80"/>
+<text class="fig-text" x="270" y="85">AOTAutograd joint graph</text>
+<rect class="fig-box" x="510" y="40" width="220" height="80"/>
+<text class="fig-mono" x="520" y="85">GraphLowering.run</text>
+<rect class="fig-box" x="760" y="40" width="220" height="80"/>
+<text class="fig-text-small" x="770" y="85">the wrapper module</text>
 </svg>
 <figcaption>A map far wider than a phone.</figcaption>
 </figure>
