@@ -75,6 +75,14 @@ def test_category_index_lists_every_category_with_its_posts(reader_site: Site) -
         "Compilers, part two", "Compilers, part one"]
 
 
+def test_category_and_year_pages_link_back_to_their_index(reader_site: Site) -> None:
+    kernel = reader_site.html("blog/category/kernel")
+    assert re.search(r'<p class="listing__intro">\s*Newest first.\s*<a href="../">All categories</a>', kernel)
+    year = reader_site.html("blog/archive/2025")
+    assert re.search(r'<p class="listing__intro">\s*Newest first.\s*<a href="../">All years</a>', year)
+    assert "listing__intro" not in reader_site.html("blog")
+
+
 def test_archive_index_lists_every_year_with_its_posts(tmp_path) -> None:
     site = make_site(tmp_path / "src")
     for slug, date in (("old-one", "2024-03-01"), ("new-one", "2025-06-01"), ("new-two", "2025-07-01")):
