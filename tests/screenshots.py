@@ -55,7 +55,7 @@ def shoot(site_dir: Path, out: Path) -> list[Path]:
                                        viewport={"width": width, "height": height})
                     page.goto(base + path)
                     page.wait_for_load_state("networkidle")
-                    page.wait_for_timeout(400)  # let Material's header and tabs settle
+                    page.wait_for_timeout(1000)  # let Material's header and tabs finish fading in
                     stem = f"{name}-{width}-{palette}"
                     target = out / f"{stem}.png"
                     # Listings in full; a post is long, so its first screen and its first figure.
