@@ -7,7 +7,8 @@ other hook reads them through these functions instead of re-parsing ``page.meta`
 * ``published()``: the posts a reader can see, newest first. Drafts are left out exactly as
   Material's blog plugin leaves them out (shown by ``mkdocs serve``, absent from builds), because
   the answer comes from the plugin's own list of posts;
-* ``series_parts(post)`` and ``related(post)``: the published posts a post's page links to.
+* ``series_parts(post)`` and ``related(post)``: the published posts a post's page links to;
+* ``browse()``: the category and archive listings the blog plugin built, with their post counts.
 """
 
 from __future__ import annotations
@@ -21,6 +22,19 @@ from post_schema import Post
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.pages import Page
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One category or archive-year listing page: its name, URL (site-relative) and its posts."""
+
+    name: str
+    url: str
+    posts: tuple[Post, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.posts)
 
 
 @dataclass
@@ -84,3 +98,21 @@ def related(post: Post) -> list[Post]:
     """The published posts the post names in ``related``, in the author's order."""
     slugs = by_slug()
     return [slugs[s] for s in post.meta.related or [] if s in slugs]
+
+
+def browse() -> dict[str, list[Listing]]:
+    """The blog plugin's category and archive-year listings, which hold published posts only.
+
+    ``categories`` in the order the plugin sorts them (by name), ``years`` newest first. Material's
+    views are asked by type, so a category or year appears exactly when the plugin built its page.
+    """
+    from material.plugins.blog.structure import Archive, Category
+
+    views = list(getattr(getattr(_build.blog, "blog", None), "views", None) or [])
+
+    def listings(kind: type) -> list[Listing]:
+        return [Listing(v.name, v.url, tuple(_build.records[p.file.src_uri] for p in v.posts
+                                             if p.file.src_uri in _build.records))
+                for v in views if isinstance(v, kind)]
+
+    return {"categories": listings(Category), "years": listings(Archive)}

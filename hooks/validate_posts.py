@@ -10,7 +10,8 @@
   warnings go to the plugin logger, so ``--strict`` fails on them. The records go to ``posts``.
 * ``on_files`` (priority -60, once the blog plugin has decided what it publishes): say which drafts
   were left out, and stop if a published post's URL is not the one its record promises.
-* ``on_env``: templates get ``post_record(page)``, the same record the hooks read.
+* ``on_env``: templates get ``post_record(page)``, the same record the hooks read, and
+  ``blog_browse()``, the category and archive listings with their post counts (``posts.browse``).
 """
 
 from __future__ import annotations
@@ -91,4 +92,5 @@ on_files = CombinedEvent(_check_posts, _after_blog_resolved)
 
 def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
     env.globals["post_record"] = posts.record
+    env.globals["blog_browse"] = posts.browse
     return env

@@ -59,6 +59,34 @@ flowchart LR
 """
 
 
+# A figure as wide as the hand-drawn maps of the real posts (1000 units, 12 px labels): at 390 px
+# its labels would render at about 4 px, so figure-zoom.js offers to open it at full size.
+WIDE_FIGURE_BODY = """The second part opens with one paragraph.
+
+<!-- more -->
+
+## The wide map
+
+<figure class="fig" markdown="0">
+<svg class="fig-svg" role="img" aria-labelledby="wide-title wide-desc" viewBox="0 0 1000 160">
+<title id="wide-title">A wide map</title>
+<desc id="wide-desc">Four boxes from left to right.</desc>
+<rect class="fig-box" x="10" y="40" width="220" height="80"/>
+<text class="fig-text" x="20" y="85">capture and guards</text>
+<rect class="fig-box" x="260" y="40" width="220" height="80"/>
+<text class="fig-text" x="270" y="85">AOTAutograd joint graph</text>
+<rect class="fig-box" x="510" y="40" width="220" height="80"/>
+<text class="fig-mono" x="520" y="85">GraphLowering.run</text>
+<rect class="fig-box" x="760" y="40" width="220" height="80"/>
+<text class="fig-text-small" x="770" y="85">the wrapper module</text>
+</svg>
+<figcaption>A map far wider than a phone.</figcaption>
+</figure>
+
+More prose after the figure.
+"""
+
+
 def write_reader_posts(site: Site) -> None:
     for slug, (title, date, text) in IDENTIFIER_POSTS.items():
         body = f"{text}\n\n<!-- more -->\n\n## Details\n\n{text}\n"
@@ -73,4 +101,4 @@ def write_reader_posts(site: Site) -> None:
         title="Compilers, part two", slug="compilers-two", categories=("torch.compile",),
         date="{created: 2025-09-01, updated: 2025-10-15}",
         description="The second part of a two-part fixture series, updated after it was first published.",
-        extra="series: {name: Compiler fixtures, part: 2}\n"))
+        extra="series: {name: Compiler fixtures, part: 2}\n", body=WIDE_FIGURE_BODY))

@@ -35,7 +35,7 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
 
 
     # Post -> its category page.
-    page.locator(".md-post__meta a[href$=\"category/kernel/\"]:visible").first.click()
+    page.locator("article ul.byline a[href$=\"category/kernel/\"]").click()
     page.wait_for_url(re.compile(r"/blog/category/kernel/$"))
     assert page.locator(".post-card__title").all_inner_texts() == ["Tiles and the online softmax"]
 

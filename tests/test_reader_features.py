@@ -204,11 +204,12 @@ def test_missing_node_modules_is_a_clear_error(tmp_path) -> None:
     assert "run `make build` (or `npm ci`)" in result.stderr
 
 
-def test_a_series_with_one_published_part_says_more_are_coming(tmp_path) -> None:
+def test_a_series_with_one_published_part_announces_only_that_part(tmp_path) -> None:
     from support import post
 
     site = make_site(tmp_path / "src")
     site.write_post("only.md", post(extra="series: {name: Solo, part: 1}\n"))
     assert site.build().returncode == 0
     box = re.search(r'<aside class="series-box.*?</aside>', site.html("blog/2025/03/04/a-fixture-post"), re.DOTALL)
-    assert "Part 1 of the series “Solo”; later parts will be listed here" in text_of(box.group(0))
+    # Only what exists: no list of one, no promise of parts that may never come.
+    assert text_of(box.group(0)) == "Part 1 of the series “Solo”"

@@ -69,7 +69,7 @@ def test_archive_pages_list_exactly_the_posts_of_their_year(built_fixture_site: 
 
 def test_category_pages_list_exactly_their_posts(built_fixture_site: Site) -> None:
     category_dir = built_fixture_site.site_dir / "blog" / "category"
-    built = {p.name for p in category_dir.iterdir()}
+    built = {p.name for p in category_dir.iterdir() if p.is_dir()}  # index.html lists them all
     used = {c for p in FIXTURE_POSTS.values() for c in p[3]}
     slugs = {c: re.sub(r"[^a-z0-9]+", "-", c.lower()).strip("-") for c in used}
     assert built == set(slugs.values())

@@ -26,5 +26,11 @@
   }
   new MutationObserver(() => label(document)).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", () => label(document));
+  // KaTeX's fonts load after an equation is rendered and can widen it past the column with no DOM
+  // change to observe, so look again once fonts have loaded.
+  if (document.fonts) {
+    document.fonts.addEventListener("loadingdone", () => label(document));
+    document.fonts.ready.then(() => label(document));
+  }
   label(document);
 })();
