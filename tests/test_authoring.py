@@ -172,6 +172,8 @@ def test_make_deploy_publishes_a_clean_commit_and_names_it(tmp_path: Path) -> No
     site.write_post("one.md", post(slug="one"))
     repo = site.root
     (repo / ".gitignore").write_text("site/\nnode_modules\n", encoding="utf-8")
+    urls = make(site, "urls")  # the list of published URLs that every deploy is checked against
+    assert urls.returncode == 0 and (repo / "urls.txt").is_file(), urls.stdout + urls.stderr
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "first post")
