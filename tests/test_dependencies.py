@@ -123,6 +123,33 @@ def test_a_service_that_cannot_answer_is_said_and_fails_when_required(tmp_path: 
     assert strict.returncode == 2
 
 
+def test_a_known_vulnerable_pin_fails_the_offline_audit(tmp_path: Path) -> None:
+    """The offline half (safety-db's database, no network): a lock pinning jinja2 2.10 and PyYAML 5.3
+    fails, naming each advisory and its fix; the same file with the fixed releases passes."""
+    vulnerable = tmp_path / "requirements-vulnerable.txt"
+    vulnerable.write_text("jinja2==2.10 \\\n    --hash=sha256:00\nPyYAML==5.3\n", encoding="utf-8")
+    no_service = report(tmp_path, {"dependencies": []})
+    result = audit("--pip-audit-report", no_service, "--python", str(vulnerable))
+    assert result.returncode == 1, result.stdout
+    source = "(safety-db 2021.7.17, advisories up to 2021-07-01)"
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"python: 2 pins checked offline against {source[1:-1]}"
+    assert f"  - python: jinja2 2.10: pyup.io-39525, CVE-2020-28493 {source}: fixed in 2.11.3" in lines
+    assert f"  - python: pyyaml 5.3: pyup.io-39611, CVE-2020-14343 {source}: fixed in 5.4" in lines
+    fixed = tmp_path / "requirements-fixed.txt"
+    fixed.write_text("jinja2==2.11.3\nPyYAML==5.4\n", encoding="utf-8")
+    assert audit("--pip-audit-report", no_service, "--python", str(fixed)).returncode == 0
+
+
+def test_the_locked_set_passes_the_offline_audit(tmp_path: Path) -> None:
+    torch = "torch==" + pins(ROOT / "requirements-test.txt")["torch"]
+    result = audit("--pip-audit-report", report(tmp_path, {"dependencies": []}),
+                   "--python", str(ROOT / "requirements-test.lock"), "--pin", torch)
+    assert result.returncode == 0, result.stdout
+    checked = len(lock_entries(ROOT / "requirements-test.lock")) + 1
+    assert result.stdout.splitlines()[0].startswith(f"python: {checked} pins checked offline")
+
+
 @pytest.mark.slow
 def test_a_known_vulnerable_pin_fails_the_real_audit(tmp_path: Path) -> None:
     """The command `make audit` runs, on a temporary requirements file pinning jinja2 3.1.2 (fixed in
