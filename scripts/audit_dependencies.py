@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -109,7 +109,7 @@ def offline_database() -> tuple[dict, str]:
         raise SystemExit("audit: the safety-db package is missing: run `make test` (or `make audit`) to install it")
     folder = Path(next(iter(spec.submodule_search_locations)))
     data = json.loads((folder / "insecure_full.json").read_text(encoding="utf-8"))
-    stamp = datetime.fromtimestamp(data.get("$meta", {}).get("timestamp", 0), tz=timezone.utc).date()
+    stamp = datetime.fromtimestamp(data.get("$meta", {}).get("timestamp", 0), tz=UTC).date()
     return data, f"safety-db {metadata.version('safety-db')}, advisories up to {stamp}"
 
 
