@@ -8,6 +8,7 @@ that the page asked no other host for anything and logged no error.
 from __future__ import annotations
 
 import functools
+import gzip
 import json
 import os
 import threading
@@ -31,10 +32,39 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+# What a static host (GitHub Pages) compresses; images and fonts are sent as they are.
+COMPRESSED = {".html", ".css", ".js", ".mjs", ".json", ".xml", ".svg", ".txt", ".map", ".wasm"}
+
+
+class _GzipHandler(_QuietHandler):
+    """Sends text files gzip-encoded (level 6, as common hosts do) to a client that accepts it, so
+    byte counts are what a reader downloads."""
+
+    _cache: dict[tuple[str, float], bytes] = {}
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
+            path = path / "index.html"
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or path.suffix not in COMPRESSED \
+                or not path.is_file():
+            return super().do_GET()
+        key = (str(path), path.stat().st_mtime)
+        if key not in self._cache:
+            self._cache[key] = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        body = self._cache[key]
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 @contextmanager
-def serve(site_dir: Path) -> Iterator[str]:
-    """Serve site_dir on a free loopback port; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+def serve(site_dir: Path, *, compress: bool = False) -> Iterator[str]:
+    """Serve site_dir on a free loopback port (gzip-encoded text with compress=True); yields the base URL."""
+    handler = functools.partial(_GzipHandler if compress else _QuietHandler, directory=str(site_dir))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
