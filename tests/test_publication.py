@@ -83,6 +83,19 @@ def test_category_and_year_pages_link_back_to_their_index(reader_site: Site) -> 
     assert "listing__intro" not in reader_site.html("blog")
 
 
+def active_tab(html: str) -> list[str]:
+    active = r'<li class="md-tabs__item md-tabs__item--active">.*?</li>'
+    return [text_of(m) for m in re.findall(active, html, re.DOTALL)]
+
+
+def test_every_page_lights_its_own_tab(reader_site: Site) -> None:
+    post_page = next(p for p in reader_site.site_dir.glob("blog/20*/*/*/*/index.html"))
+    pages = {"blog": "Posts", "blog/category": "Categories", "blog/category/kernel": "Categories",
+             "blog/archive": "Archive", "blog/archive/2025": "Archive", "about": "About",
+             post_page.parent.relative_to(reader_site.site_dir).as_posix(): "Posts"}
+    assert {path: active_tab(reader_site.html(path)) for path in pages} == {p: [t] for p, t in pages.items()}
+
+
 def test_archive_index_lists_every_year_with_its_posts(tmp_path) -> None:
     site = make_site(tmp_path / "src")
     for slug, date in (("old-one", "2024-03-01"), ("new-one", "2025-06-01"), ("new-two", "2025-07-01")):
