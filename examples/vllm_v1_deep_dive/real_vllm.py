@@ -9,9 +9,10 @@ every schedule and block table compared.
 
 vLLM is never installed. ``prepare()`` downloads the release wheel once with
 ``pip download --no-deps vllm==0.33.0`` into a cache folder outside the repository
-(``$ML_DEEP_DIVES_CACHE``, default ``~/.cache/ml-systems-deep-dives``), extracts only its
-Python files, installs the few small dependencies the imported modules need (pinned below)
-with ``pip install --no-deps --target`` into the same cache, and stubs the modules that the
+(``$ML_DEEP_DIVES_CACHE``, default ``~/.cache/ml-systems-blog``, where the vLLM torch.compile
+post keeps the same wheel), extracts only its Python files, installs the few small dependencies
+the imported modules need (pinned below) with ``pip install --no-deps --target`` into the same
+cache, and stubs the modules that the
 block manager's import chain touches but never calls (the OpenAI front end, grammar
 back-ends, transformers). Its C++/CUDA extensions are never loaded.
 
@@ -46,8 +47,7 @@ STUBS = ("xgrammar", "fastapi", "partial_json_parser", "llguidance", "openai", "
 
 
 def cache_dir() -> Path:
-    root = Path(os.environ.get("ML_DEEP_DIVES_CACHE", Path.home() / ".cache" /
-                               "ml-systems-deep-dives"))
+    root = Path(os.environ.get("ML_DEEP_DIVES_CACHE", Path.home() / ".cache" / "ml-systems-blog"))
     return root / f"vllm-{VERSION}"
 
 

@@ -116,7 +116,7 @@ def test_sliding_and_dispatch_script():
 # the https://huggingface.co/Qwen/Qwen3-*/blob/main/config.json they were copied from. The wheel is
 # downloaded once (pip download --no-deps) into a cache folder outside the repository.
 LITGPT_VERSION = "0.5.13"
-CACHE = Path(os.environ.get("QWEN3_POST_CACHE", Path.home() / ".cache" / "ml-systems-deep-dives"))
+CACHE = Path(os.environ.get("QWEN3_POST_CACHE", Path.home() / ".cache" / "ml-systems-blog"))
 # name: (layers, heads, kv heads, experts, experts per token), as the post states them
 MOE = {"Qwen3-30B-A3B": (48, 32, 4, 128, 8), "Qwen3-235B-A22B": (94, 64, 4, 128, 8)}
 

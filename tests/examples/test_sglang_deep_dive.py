@@ -27,7 +27,7 @@ POST = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive.md"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive"
 SGLANG = "0.5.23"
 CACHE = Path(os.environ.get("SGLANG_DEEP_DIVE_CACHE",
-                            Path.home() / ".cache" / "ml-systems-deep-dives" / f"sglang-{SGLANG}"))
+                            Path.home() / ".cache" / "ml-systems-blog" / f"sglang-{SGLANG}"))
 # The only distribution installed next to the wheel: sglang/srt/platforms/interface.py defines
 # msgspec.Struct classes at import time. Everything else the import chain reaches is a
 # placeholder (examples/sglang_deep_dive/sglang_imports.py), so a cold run downloads about 39 MB.
