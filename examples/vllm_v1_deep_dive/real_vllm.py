@@ -115,6 +115,17 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 
 
+def forget_vllm() -> None:
+    """Undo import_vllm for whatever runs next in this process: the stub finder would otherwise
+    answer later imports of the stubbed names (transformers' lazily imported submodules included)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _StubFinder)]
+    for name, module in list(sys.modules.items()):
+        if isinstance(module, _StubModule) or name == "vllm" or name.startswith("vllm."):
+            del sys.modules[name]
+    src, deps = (str(p) for p in (cache_dir() / "py", cache_dir() / "deps"))
+    sys.path[:] = [p for p in sys.path if p not in (src, deps)]
+
+
 def import_vllm() -> types.SimpleNamespace:
     src, deps = prepare()
     if not any(isinstance(f, _StubFinder) for f in sys.meta_path):

@@ -271,7 +271,8 @@ def real_vllm():
     except subprocess.CalledProcessError as e:  # no registry reachable: say so, do not pass
         pytest.skip(f"could not fetch vllm=={module.VERSION} or its pinned deps: {e.stderr}")
     assert v.__version__ == "0.33.0" and v.__commit_id__ == "g4ba787ec9"
-    return module, v
+    yield module, v
+    module.forget_vllm()  # later tests import the real transformers, not vLLM's stubs of it
 
 
 def _with_real_kv(real_vllm, factory, **kwargs):
