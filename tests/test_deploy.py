@@ -29,17 +29,22 @@ def gh_deploy(cwd: Path) -> subprocess.CompletedProcess[str]:
                           cwd=cwd, env=GIT_ENV, capture_output=True, text=True, timeout=300)
 
 
-def test_gh_deploy_to_a_local_bare_remote(tmp_path: Path) -> None:
-    remote = tmp_path / "remote.git"
-    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
-    site = make_site(tmp_path / "author")
-    site.write_post("one.md", post(slug="one", title="First deployed post"))
-    repo = site.root
+def first_commit_with_remote(repo: Path, remote: Path) -> Path:
+    """The author's repository: everything committed (the build folder ignored), origin = remote."""
     git("init", "-q", "-b", "main", cwd=repo)
     (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
     git("add", "-A", cwd=repo)
     git("commit", "-qm", "first post", cwd=repo)
     git("remote", "add", "origin", str(remote), cwd=repo)
+    return repo
+
+
+def test_gh_deploy_to_a_local_bare_remote(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(remote), cwd=tmp_path)
+    site = make_site(tmp_path / "author")
+    site.write_post("one.md", post(slug="one", title="First deployed post"))
+    repo = first_commit_with_remote(site.root, remote)
 
     first = gh_deploy(repo)
     assert first.returncode == 0, first.stderr
@@ -79,12 +84,7 @@ def test_gh_deploy_keeps_the_custom_domain_and_never_pushes_a_lost_url(tmp_path:
     written = site.write_url_manifest()
     assert written.returncode == 0, written.stderr
     assert "  + /CNAME" in written.stdout and "  + /blog/2025/03/04/one/" in written.stdout
-    repo = site.root
-    git("init", "-q", "-b", "main", cwd=repo)
-    (repo / ".gitignore").write_text("site/\n", encoding="utf-8")
-    git("add", "-A", cwd=repo)
-    git("commit", "-qm", "first post", cwd=repo)
-    git("remote", "add", "origin", str(remote), cwd=repo)
+    repo = first_commit_with_remote(site.root, remote)
 
     first = gh_deploy(repo)
     assert first.returncode == 0, first.stderr
