@@ -156,17 +156,16 @@ def _fence_lines(source: str) -> list[int]:
 
 
 def _problem(file: str, fence: int | None, error: str) -> Problem:
-    where = f"line {fence}" if fence is not None else "a mermaid diagram"
+    where = f"line {fence}" if fence is not None else "a mermaid diagram"  # the fence's first line
     if error == "chromium":
         return Problem(file, where, "this mermaid diagram is not in the build cache, and rendering it needs "
                                     f"Chromium, which is not at {chromium_path()}. Accepted: run `make browser` "
                                     "(installs Debian's chromium), or point CHROMIUM=/path/to/chromium at one")
+    # Mermaid's "Parse error on line N:" counts lines of the diagram; its excerpt and caret lines
+    # would not survive being put on one line.
     lines = [line.strip() for line in error.splitlines() if line.strip() and not set(line.strip()) <= {"-", "^"}]
-    found = re.match(r"Parse error on line (\d+):", lines[0]) if lines else None
-    if found and fence is not None:
-        where = f"line {fence + int(found.group(1))}"
-        lines = [line for line in lines[1:] if not line.startswith("...")]
-    message = " ".join(lines) or "Mermaid could not render it"
+    lines = [line for line in lines if not line.startswith("...")]
+    message = " ".join(lines).replace("Parse error on line", "parse error on diagram line") or "Mermaid gave no reason"
     return Problem(file, where, f"the mermaid diagram does not render: {message}. {ACCEPTED_SYNTAX}")
 
 
