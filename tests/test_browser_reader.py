@@ -21,35 +21,72 @@ def base_url(reader_site: Site) -> Iterator[str]:
         yield url
 
 
-def test_math_and_diagram_render_in_both_palettes_and_after_instant_navigation(browser: Browser, base_url: str) -> None:
+LAYOUT_SHIFT = """new Promise((resolve) => {
+  let total = 0;
+  new PerformanceObserver((list) => { for (const e of list.getEntries()) total += e.value; })
+    .observe({ type: "layout-shift", buffered: true });
+  setTimeout(() => resolve(total), 500);
+})"""
+
+
+def test_math_and_diagram_arrive_rendered_in_both_palettes_and_after_instant_navigation(
+        browser: Browser, base_url: str) -> None:
     page, rec = new_page(browser, base_url, color_scheme="light")
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
     page.goto(base_url + "/blog/")
     # Instant navigation: the post is fetched and swapped in without a full page load.
     page.get_by_role("link", name="Compilers, part one").first.click()
     page.wait_for_url(re.compile(re.escape(POST) + "$"))
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
-    expect(page.locator(".arithmatex .katex").first).to_be_visible(timeout=15_000)
+    expect(page.locator(".arithmatex .katex").first).to_be_visible()
     assert page.locator("div.arithmatex .katex-display").count() == 1
     assert page.locator("span.arithmatex .katex").count() == 2
-    diagram = page.locator("pre.mermaid-diagram svg")
-    expect(diagram).to_be_visible(timeout=20_000)
-    expect(page.locator("pre.mermaid-diagram")).to_have_attribute("data-diagram-theme", "default")
-    assert "EngineCore" in (diagram.text_content() or "")
+    # KaTeX's stylesheet came with the page (Material adds a new page's <head> links).
+    expect(page.locator("span.arithmatex .katex-html").first).to_have_css("font-family", re.compile("KaTeX_Main"))
+    light, dark = page.locator(".mermaid-diagram__light svg"), page.locator(".mermaid-diagram__dark svg")
+    expect(light).to_be_visible()
+    expect(dark).to_be_hidden()
+    assert "EngineCore" in (light.text_content() or "")
 
     switch_palette(page, "slate")
-    expect(page.locator("pre.mermaid-diagram")).to_have_attribute("data-diagram-theme", "dark", timeout=15_000)
-    expect(page.locator("pre.mermaid-diagram svg")).to_be_visible()
+    expect(dark).to_be_visible()
+    expect(light).to_be_hidden()
     expect(page.locator(".arithmatex .katex").first).to_be_visible()
     assert rec.external == [] and rec.errors == []
+    # Nothing renders in the reader's browser: no KaTeX or Mermaid script is ever asked for.
+    assert not [u for u in requested if re.search(r"katex(\.min)?\.js|mermaid|/assets/vendor/", u)]
 
 
-def test_math_loads_nothing_on_pages_without_math(browser: Browser, base_url: str) -> None:
+def test_the_system_preference_shows_the_matching_diagram(browser: Browser, base_url: str) -> None:
+    page, _ = new_page(browser, base_url, color_scheme="dark")
+    page.goto(base_url + POST)  # no palette chosen: the first option follows the system
+    expect(page.locator(".mermaid-diagram__dark svg")).to_be_visible()
+    expect(page.locator(".mermaid-diagram__light svg")).to_be_hidden()
+
+
+def test_math_fetches_only_the_fonts_it_uses_and_nothing_shifts(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, viewport={"width": 390, "height": 800})
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(base_url + POST)
+    page.wait_for_load_state("networkidle")
+    page.evaluate("document.fonts.ready")
+    fonts = sorted(u.rsplit("/", 1)[-1] for u in requested if "/fonts/" in u)
+    # The fixture's formulas use KaTeX's roman and math italic only, each as woff2 (the stylesheet
+    # lists no other format), out of the twenty fonts KaTeX ships.
+    assert fonts == ["KaTeX_Main-Regular.woff2", "KaTeX_Math-Italic.woff2"], fonts
+    assert page.evaluate(LAYOUT_SHIFT) < 0.01
+    assert rec.errors == []
+
+
+def test_pages_without_math_or_figures_load_no_extra_script_or_stylesheet(browser: Browser, base_url: str) -> None:
     page, rec = new_page(browser, base_url)
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(base_url + "/blog/2025/05/11/ddp-buckets/")
     page.wait_for_load_state("networkidle")
-    assert not [u for u in requested if "/assets/vendor/" in u]
+    assert not [u for u in requested if "/assets/katex/" in u or "/javascripts/ifig/" in u or "figure-zoom" in u]
     assert rec.external == [] and rec.errors == []
 
 
@@ -129,7 +166,7 @@ def test_no_accessibility_violations(browser: Browser, base_url: str, path: str,
     page, rec = new_page(browser, base_url, color_scheme=palette)
     page.goto(base_url + path)
     if path == POST:
-        expect(page.locator("pre.mermaid-diagram svg")).to_be_visible(timeout=20_000)
+        expect(page.locator('figure.ifig[data-ifig="roofline"]')).to_have_class(re.compile(r"\bifig--live\b"))
     violations = axe_violations(page)
     assert violations == [], json.dumps(violations, indent=1)
     assert rec.external == []

@@ -184,16 +184,49 @@ def test_series_box_and_related_posts(reader_site: Site) -> None:
     assert one.index("<h1>Compilers, part one</h1>") < one.index('class="series-box') < one.index("online softmax")
 
 
-def test_math_and_diagram_assets_are_served_by_the_site(reader_site: Site) -> None:
-    vendor = reader_site.site_dir / "assets" / "vendor"
-    assert (vendor / "katex" / "katex.min.js").is_file()
-    assert (vendor / "katex" / "katex.min.css").is_file()
-    assert list((vendor / "katex" / "fonts").glob("*.woff2"))
-    assert (vendor / "mermaid" / "mermaid.min.js").is_file()
+def test_math_and_diagrams_are_rendered_at_build_and_no_renderer_ships(reader_site: Site) -> None:
+    site = reader_site.site_dir
     page = reader_site.html("blog/2025/08/07/compilers-one")
-    assert '<pre class="mermaid-diagram"><code>flowchart LR' in page
-    assert 'class="arithmatex"' in page
+    # KaTeX's HTML (with MathML) in place of the TeX; both palettes' SVGs in place of the fence.
+    assert page.count('<span class="arithmatex"><span class="katex">') == 2
+    assert page.count('<div class="arithmatex"><span class="katex-display">') == 1
+    assert "<math" in page and "\\(" not in page and "\\[" not in page
+    assert '<pre class="mermaid-diagram">' not in page
+    assert page.count('<div class="mermaid-diagram__light"><svg id="diagram-1-light"') == 1
+    assert page.count('<div class="mermaid-diagram__dark"><svg id="diagram-1-dark"') == 1
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    # KaTeX's stylesheet (woff2 fonts only) where there is math, and nowhere else.
+    assert page.count('href="../../../../../assets/katex/katex.min.css"') == 1
+    assert "katex.min.css" not in reader_site.html("blog/2025/05/11/ddp-buckets")
+    css = (site / "assets" / "katex" / "katex.min.css").read_text(encoding="utf-8")
+    assert "woff2" in css and ".woff)" not in css and ".ttf" not in css
+    assert (site / "assets" / "katex" / "fonts" / "KaTeX_Main-Regular.woff2").is_file()
+    # No renderer script anywhere in the site, nor a reference to one.
+    built = [p for p in site.rglob("*") if p.is_file()]
+    assert not [p for p in built if p.name in {"katex.min.js", "mermaid.min.js", "math-and-diagrams.js"}]
+    assert not (site / "assets" / "vendor").exists()
+    theme = site / "assets" / "javascripts"  # Material's bundle names its CDN Mermaid, for class="mermaid" only
+    for path in built:
+        if path.suffix in {".html", ".js", ".css", ".json", ".xml"} and theme not in path.parents:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert not re.search(r"katex(\.min)?\.js|mermaid(\.min)?\.js|math-and-diagrams", text), path
     assert "unpkg.com" not in page and "cdn.jsdelivr" not in page
+
+
+def test_each_page_loads_only_the_scripts_its_figures_need(reader_site: Site) -> None:
+    def scripts(path: str) -> list[str]:
+        found = re.findall(r'<script defer src="([^"]+)"', reader_site.html(path))
+        return [src.rsplit("javascripts/", 1)[-1] for src in found]
+
+    assert scripts("blog/2025/08/07/compilers-one") == ["ifig/core.js", "ifig/roofline.js", "figure-zoom.js", "a11y.js"]
+    assert scripts("blog/2025/05/11/ddp-buckets") == []
+    listing = reader_site.html("blog")
+    assert "ifig/" not in listing and "figure-zoom.js" not in listing
+    # Inside Material's container, whose scripts instant navigation runs again.
+    page = reader_site.html("blog/2025/08/07/compilers-one")
+    container = page.index('data-md-component="container"')
+    assert container < page.index("ifig/roofline.js") < page.index("</main>")
 
 
 def test_missing_node_modules_is_a_clear_error(tmp_path) -> None:

@@ -70,13 +70,43 @@ def test_post_renders_cleanly_and_accessibly(real_site: Site, browser: Browser, 
         page, rec = new_page(browser, base, color_scheme=palette, viewport={"width": width, "height": 900})
         page.goto(f"{base}/{post_url(path)}")
         page.wait_for_load_state("networkidle")
-        # Math and diagrams, where the post has them, have been rendered.
-        assert page.locator(".arithmatex:not([data-math-done])").count() == 0
-        assert page.locator(".mermaid-diagram:not([data-diagram-done])").count() == 0
+        # Math and diagrams, where the post has them, arrived rendered (no TeX or fence left).
+        assert page.locator(".arithmatex:not(:has(.katex))").count() == 0
+        assert page.locator("pre.mermaid-diagram").count() == 0
         # Interactive figures came alive.
         assert page.locator("figure.ifig:not(.ifig--live)").count() == 0
         violations = axe_violations(page)
         assert violations == [], json.dumps(violations, indent=1)
+        assert rec.external == [] and rec.errors == []
+
+
+@pytest.mark.browser
+def test_figures_are_live_after_instant_navigation_between_posts_with_different_figures(
+        real_site: Site, browser: Browser) -> None:
+    """Each post loads only its own figure's script; Material runs it again after an instant navigation."""
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base)
+        scripts: list[str] = []
+        page.on("request", lambda r: "/javascripts/" in r.url and scripts.append(r.url.rsplit("/javascripts/", 1)[1]))
+        page.goto(f"{base}/blog/")
+        assert not [s for s in scripts if s.startswith("ifig/")]
+        flash = post_url(ROOT / "docs" / "blog" / "posts" / "flashattention-to-flashattention-2.md")
+        page.locator(f'a[href$="{flash.split("blog/", 1)[1]}"]').first.click()
+        page.wait_for_url(f"{base}/{flash}")
+        expect(page.locator('figure.ifig[data-ifig="online-softmax"]')).to_have_class(re.compile(r"\bifig--live\b"))
+        # To a post with a different figure, by a link on the page (instant navigation again).
+        compile101 = post_url(ROOT / "docs" / "blog" / "posts" / "torch-compile-101.md")
+        page.evaluate("(href) => { const a = document.createElement('a'); a.href = href; a.id = 'go';"
+                      " a.textContent = 'next'; document.querySelector('article').append(a); }", f"{base}/{compile101}")
+        page.locator("#go").click()
+        page.wait_for_url(f"{base}/{compile101}")
+        figure = page.locator('figure.ifig[data-ifig="compile-stages"]')
+        expect(figure).to_have_class(re.compile(r"\bifig--live\b"))
+        figure.get_by_role("button", name="Next stage").click()
+        expect(figure).to_have_attribute("data-stage-index", "1")
+        assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+        assert "ifig/online-softmax.js" in scripts and "ifig/compile-stages.js" in scripts
+        assert not [s for s in scripts if s in {"ifig/roofline.js", "ifig/cute-layout.js"}]
         assert rec.external == [] and rec.errors == []
 
 

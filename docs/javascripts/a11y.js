@@ -5,6 +5,8 @@
    scroll sideways inside boxes that keyboard users could not reach. */
 (function () {
   "use strict";
+  if (window.__siteA11y) return; // run again after an instant navigation: one observer is enough
+  window.__siteA11y = true;
   function label(root) {
     root.querySelectorAll("nav.md-code__nav:not([role])").forEach((nav) => {
       nav.setAttribute("role", "none");

@@ -9,6 +9,8 @@
    figure is "available" (button shown), "fits" (labels large enough) or "open". */
 (function () {
   "use strict";
+  if (window.__siteFigureZoom) return; // run again after an instant navigation: listen once
+  window.__siteFigureZoom = true;
   const MIN_PX = 11;
 
   function smallestLabel(svg) {

@@ -4,6 +4,7 @@
    then marks the figure live (class ifig--live), which hides its .ifig-static fallback. */
 (function () {
   "use strict";
+  if (window.IFIG) return; // run again after an instant navigation: keep the one registry
   const registry = new Map();
 
   function scan() {
