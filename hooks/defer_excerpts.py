@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 import speedups
 from material.plugins.blog.structure import Excerpt
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import event_priority, get_plugin_logger
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
+
+
+log = get_plugin_logger("defer_excerpts")
 
 
 class DeferredExcerpt(Excerpt):
@@ -48,13 +51,16 @@ class DeferredExcerpt(Excerpt):
     def _rendered(self) -> dict[str, Any]:
         state = self.__dict__
         pending = state.get("_deferred_view")
-        if pending is None:  # never rendered for a view: what Material's excerpt holds then
+        if pending is None or state.get("_converting"):  # Material's render reads what it just set
             return {"content": state.get("_content"), "more": state.get("_more"), "toc": state.get("_toc")}
         page, separator = pending
         done = state.setdefault("_deferred_done", {})
         if id(page) not in done:
-            state["_more"] = None
-            Excerpt.render(self, page, separator)  # sets content, more, toc through the setters
+            state["_more"], state["_converting"] = None, True
+            try:
+                Excerpt.render(self, page, separator)  # sets content, more, toc through the setters
+            finally:
+                state["_converting"] = False
             DeferredExcerpt.conversions += 1
             done.clear()  # only the view being rendered now can read it again
             done[id(page)] = {"content": state["_content"], "more": state["_more"], "toc": state["_toc"]}
@@ -83,6 +89,15 @@ class DeferredExcerpt(Excerpt):
     @toc.setter
     def toc(self, value: Any) -> None:
         self.__dict__["_toc"] = value
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    DeferredExcerpt.conversions = 0
+    return config
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    log.debug("listings converted %d excerpts", DeferredExcerpt.conversions)
 
 
 @event_priority(-60)  # after the blog plugin's on_page_markdown (-50), which creates the excerpt

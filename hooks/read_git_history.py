@@ -51,32 +51,32 @@ class History:
             elif line and self.commits:
                 status, *paths = line.split("\t")
                 index = len(self.commits) - 1
-                if status.startswith(("R", "C")) and len(paths) == 2:
+                if status.startswith("R") and len(paths) == 2:
                     old, new = paths
-                    # A copy leaves the old file; git log --follow follows it all the same.
-                    self.changes.setdefault(new, []).append((index, status[0], old))
+                    # R100 is a pure rename; R097 a rename with edits, which counts as a change.
+                    self.changes.setdefault(new, []).append((index, "R" if status == "R100" else "M", old))
                 elif len(paths) == 1:
                     self.changes.setdefault(paths[0], []).append((index, status[0], None))
 
     def _walk(self, path: str) -> list[tuple[int, str]]:
         """(commit index, status) of every change to path, following renames, newest first."""
         seen: list[tuple[int, str]] = []
-        name, before = path, len(self.commits)
+        name, after = path, -1  # commits are listed newest first: older ones have larger indices
         while True:
             follow = None
             for index, status, old in self.changes.get(name, ()):
-                if index >= before:
+                if index <= after:
                     continue
                 seen.append((index, status))
-                if status in "RC" and old is not None:
+                if old is not None:
                     follow = (old, index)
                     break
             if follow is None:
                 return seen
-            name, before = follow
+            name, after = follow
 
     def last_revision(self, path: str) -> tuple[str, int] | None:
-        """As ``git log --follow --diff-filter=r -n 1 -- path``: the renaming commit does not count."""
+        """As ``git log --follow --diff-filter=r -n 1 -- path``: a pure rename does not count."""
         for index, status in self._walk(path):
             if status != "R":
                 return self.commits[index]
