@@ -194,3 +194,80 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
     assert front.count('<div class="excerpt">') >= 3 and "Compilers, part one" in front
     converted = int(re.search(r"listings converted (\d+) excerpts", fast).group(1))
     assert converted >= front.count('<div class="excerpt">')
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> str | None:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return None
+
+
+@pytest.mark.slow
+def test_serve_is_never_stale(tmp_path: Path) -> None:
+    """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
+    import time
+
+    site = make_site(tmp_path / "src")
+    write_reader_posts(site)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/"
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-v", "-f", str(site.root / "mkdocs.yml"),
+         "--dev-addr", f"127.0.0.1:{port}", "--livereload"],
+        cwd=tmp_path, env={**MKDOCS_ENV, "ML_BLOG_BUILD_CACHE": str(tmp_path / "cache")}, stdout=log,
+        stderr=subprocess.STDOUT)
+
+    def wait_for(path: str, check: object, what: str) -> str:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            page = fetch(base + path)
+            if page is not None and check(page):  # type: ignore[operator]
+                return page
+            assert server.poll() is None, (tmp_path / "serve.log").read_text()[-4000:]
+            time.sleep(0.2)
+        raise AssertionError(f"{what}: not served within 120 s\n" + (tmp_path / "serve.log").read_text()[-3000:])
+
+    posts = site.docs / "blog" / "posts"
+    one, two = posts / "series-1.md", posts / "series-2.md"
+    one_url, two_url = "blog/2025/08/07/compilers-one/", "blog/2025/09/01/compilers-two/"
+    try:
+        wait_for("blog/", lambda page: "Compilers, part one" in page, "first build")
+        # An edit to a post's text is visible on its page; the other pages are reused, not reconverted.
+        one.write_text(one.read_text().replace("<!-- more -->", "<!-- more -->\n\nA sentence added while serving."))
+        wait_for(one_url, lambda page: "A sentence added while serving." in page, "edited text")
+        time.sleep(1)
+        assert re.search(r"reused ([1-9]\d*) conversions", (tmp_path / "serve.log").read_text())
+        # A new title reaches the listings, both feeds and the other part's series box.
+        one.write_text(one.read_text().replace('title: "Compilers, part one"', 'title: "Compilers, renamed"'))
+        wait_for("blog/", lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
+                 "title in the front page")
+        for path in ("feed_rss_created.xml", "feed_json_created.json", two_url, "blog/category/torchcompile/"):
+            wait_for(path, lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
+                     f"title in {path}")
+        # A changed category moves the post from one category page to the other.
+        two.write_text(two.read_text().replace("categories: [torch.compile]", "categories: [Kernel]"))
+        wait_for("blog/category/kernel/", lambda page: "Compilers, part two" in page, "post in its new category")
+        wait_for("blog/category/torchcompile/", lambda page: "Compilers, part two" not in page,
+                 "post gone from its old category")
+        # A deleted post disappears from every listing and feed.
+        two.unlink()
+        for path in ("blog/", "blog/category/kernel/", "blog/archive/2025/", "feed_rss_created.xml", one_url):
+            wait_for(path, lambda page: "Compilers, part two" not in page, f"deleted post gone from {path}")
+        assert fetch(base + two_url) is None
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        log.close()
