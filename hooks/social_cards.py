@@ -5,14 +5,22 @@ without a network. The cards are drawn with Pillow and the font Pillow itself sh
 the PyPI wheel), so nothing is downloaded. Each post gets assets/cards/<slug>.png, every other page
 the site card; overrides/main.html points og:image and twitter:image at the context's ``card``.
 Titles are drawn as the plain text of the post's record.
+
+A card depends only on its title, byline and the site's name, the Pillow that draws it and the
+drawing code here (DRAWING_VERSION: raise it when ``draw`` changes), so each PNG is kept in the
+build cache (hooks/build_cache.py, kind ``cards``) under a key of exactly those, and a later build
+or a rebuild under `mkdocs serve` copies it instead of drawing it again.
 """
 
 from __future__ import annotations
 
+import io
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import build_cache
+import PIL
 import posts
 from PIL import Image, ImageDraw, ImageFont
 
@@ -25,6 +33,8 @@ if TYPE_CHECKING:
 SIZE = (1200, 630)
 BACKGROUND, FOREGROUND, MUTED, ACCENT = "#1a237e", "#ffffff", "#c5cae9", "#8c9eff"
 SITE_CARD = "assets/cards/site.png"
+# Part of every card's cache key: raise it whenever draw() or what it is given changes.
+DRAWING_VERSION = "2"
 
 
 def card_of(post: Post | None) -> str:
@@ -69,8 +79,26 @@ def cards_for(published: list[Post], site_name: str) -> dict[str, tuple[str, str
     return cards
 
 
+def png(title: str, line: str, site_name: str) -> bytes:
+    out = io.BytesIO()
+    # zlib's default level: optimize=True made each card about 5% smaller and 4-5 times slower to write.
+    draw(title, line, site_name).save(out, format="PNG")
+    return out.getvalue()
+
+
+def card_key(title: str, line: str, site_name: str) -> str:
+    colours = repr((SIZE, BACKGROUND, FOREGROUND, MUTED, ACCENT))
+    return build_cache.key(title, line, site_name, PIL.__version__, DRAWING_VERSION, colours)
+
+
 def on_post_build(config: MkDocsConfig) -> None:
+    cache = build_cache.Cache("cards", Path(config.config_file_path).parent)
     for path, (title, line) in cards_for(posts.published(), config.site_name).items():
         target = Path(config.site_dir) / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        draw(title, line, config.site_name).save(target, optimize=True)
+        name = card_key(title, line, config.site_name)
+        data = cache.get(name, ".png")
+        if data is None:
+            data = png(title, line, config.site_name)
+            cache.put(name, data, ".png")
+        target.write_bytes(data)

@@ -1,0 +1,273 @@
+"""The build's shortcuts change nothing but its speed (issue #20).
+
+* hooks/read_git_history.py answers exactly as the git-revision-date plugin's own per-file git calls,
+  renames, re-additions, tags and uncommitted files included, and a build runs one ``git log``;
+* hooks/defer_excerpts.py: listings convert no excerpt unless a template prints one, and one that
+  does gets Material's own output;
+* hooks/social_cards.py and hooks/compute_readtime.py read their results from the build cache;
+* the fixture site built with every shortcut (cold and warm cache) is byte-identical to the one
+  built with ML_BLOG_BUILD_CACHE=off and ML_BLOG_SPEEDUPS=off, git dates included.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from reader_fixtures import write_reader_posts
+from support import MKDOCS_ENV, ROOT, Site, make_site
+
+sys.path.insert(0, str(ROOT / "hooks"))
+import build_cache  # noqa: E402
+import compute_readtime  # noqa: E402
+import read_git_history  # noqa: E402
+import social_cards  # noqa: E402
+from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
+
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
+
+
+def git(repo: Path, *args: str, when: int | None = None) -> str:
+    env = dict(GIT_ENV)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def commit(repo: Path, message: str, when: int) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)
+
+
+def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "docs" / "sub").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    body = "".join(f"line {n} of a file long enough for git to see a rename\n" for n in range(30))
+    for name in ("kept.md", "renamed.md", "moved-and-edited.md", "spaced.md", "gone.md", "sub/deep.md"):
+        (repo / "docs" / name).write_text(f"# {name}\n{body}")
+    commit(repo, "first", 1_000_000_000)
+    (repo / "docs" / "kept.md").write_text(f"# kept, edited\n{body}")
+    (repo / "docs" / "spaced.md").write_text(f"# spaced.md \n{body}\n\n")  # whitespace only
+    commit(repo, "edit", 1_000_100_000)
+    git(repo, "tag", "v1")
+    git(repo, "tag", "-a", "annotated", "-m", "an annotated tag")
+    git(repo, "mv", "docs/renamed.md", "docs/renamed-now.md")
+    commit(repo, "rename", 1_000_200_000)
+    git(repo, "mv", "docs/moved-and-edited.md", "docs/sub/moved.md")
+    (repo / "docs" / "sub" / "moved.md").write_text(f"# moved\n{body}extra\n")
+    commit(repo, "rename and edit", 1_000_300_000)
+    (repo / "docs" / "gone.md").unlink()
+    commit(repo, "delete", 1_000_400_000)
+    (repo / "docs" / "gone.md").write_text("# back again\n")
+    commit(repo, "re-add", 1_000_500_000)
+    (repo / "docs" / "new.md").write_text("# never committed\n")
+
+    history = read_git_history.History(read_git_history.git(
+        str(repo), "log", "-M", "--name-status", "--no-show-signature", f"--format={read_git_history.COMMIT}%H %at"))
+    util = Util({"enable_git_follow": True, "fallback_to_build_date": True}, str(repo))
+    names = sorted(p.relative_to(repo).as_posix() for p in (repo / "docs").rglob("*.md"))
+    assert len(names) == 7
+    for name in names:
+        if name == "docs/new.md":  # left to the plugin, whose fallback is the build date
+            assert history.last_revision(name) is None and history.creation(name) is None
+            continue
+        assert history.last_revision(name) == util.get_git_commit_timestamp(str(repo / name)), name
+        assert history.creation(name) == util.get_git_commit_timestamp(str(repo / name), is_first_commit=True), name
+    tags = read_git_history.tags_by_commit(str(repo))
+    for sha, _ in history.commits:
+        assert tags.get(sha, "") == util._lookup_tag_name_for_commit(sha)
+    assert set(tags.values()) == {"annotated"}  # the first name, as `git tag --points-at` lists them
+
+
+def test_cards_come_from_the_cache_under_every_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = social_cards.card_key("Title", "Line", "Site")
+    assert len({base, social_cards.card_key("Title!", "Line", "Site"), social_cards.card_key("Title", "Line!", "Site"),
+                social_cards.card_key("Title", "Line", "Site!")}) == 4
+    monkeypatch.setattr(social_cards, "DRAWING_VERSION", "changed")
+    assert social_cards.card_key("Title", "Line", "Site") != base
+    monkeypatch.setattr(social_cards.PIL, "__version__", "0.0")
+    assert social_cards.card_key("Title", "Line", "Site") != base
+
+
+def test_readtime_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(build_cache.ENVIRONMENT, str(tmp_path / "cache"))
+    monkeypatch.setattr(compute_readtime, "_cache", build_cache.Cache("readtime", tmp_path))
+    html = "<p>" + "word " * 600 + "</p><pre><code>" + "code " * 5000 + "</code></pre>"
+    assert compute_readtime.cached_minutes(html) == compute_readtime.minutes(html) == 3
+    name = build_cache.key(html, compute_readtime.COUNTER_VERSION, str(compute_readtime.WORDS_PER_MINUTE))
+    compute_readtime._cache.put(name, b"42")
+    assert compute_readtime.cached_minutes(html) == 42
+
+
+def counting_git(folder: Path, log: Path) -> dict[str, str]:
+    """An environment whose `git` records each call in log, then runs the real git."""
+    folder.mkdir()
+    real = shutil.which("git")
+    (folder / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def build(site: Site, out: Path, **env: str) -> str:
+    environment = {**MKDOCS_ENV, **env}
+    environment.pop("SOURCE_DATE_EPOCH", None)  # the fixture's own last commit (pin_build_dates)
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-v", "-f", str(site.root / "mkdocs.yml"),
+           "-d", str(out)]
+    result = subprocess.run(cmd, cwd=site.root.parent, env=environment, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result.stderr
+
+
+def differing(left: Path, right: Path) -> list[str]:
+    found = []
+    compared = filecmp.dircmp(left, right)
+    found += [str(Path(left, name)) for name in compared.left_only + compared.right_only + compared.diff_files]
+    for name in compared.common_files:  # dircmp compares by size and time first: compare bytes
+        if Path(left, name).read_bytes() != Path(right, name).read_bytes():
+            found.append(str(Path(left, name)))
+    for sub in compared.common_dirs:
+        found += differing(left / sub, right / sub)
+    return sorted(set(found))
+
+
+def committed_fixture(tmp_path: Path) -> Site:
+    site = make_site(tmp_path / "src")
+    write_reader_posts(site)
+    git(site.root, "init", "-q", "-b", "main")
+    (site.root / ".gitignore").write_text("/node_modules\n/site*/\n/.cache/\n__pycache__/\n")
+    for number, path in enumerate(sorted(site.docs.rglob("*.md"))):
+        git(site.root, "add", str(path))
+        git(site.root, "commit", "-q", "-m", f"add {path.name}", when=1_700_000_000 + number * 86_400)
+    commit(site.root, "the rest", 1_700_000_000 + 99 * 86_400)
+    # One post that is not committed yet: the plugin's own fallback dates it.
+    (site.docs / "blog" / "posts" / "compilers-one.md").write_text(
+        (site.docs / "blog" / "posts" / "series-1.md").read_text()
+        .replace("slug: compilers-one", "slug: compilers-uncommitted")
+        .replace("Compilers, part one", "Compilers, uncommitted")
+        .replace("series: {name: Compiler fixtures, part: 1}\n", ""))
+    return site
+
+
+def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
+    site = committed_fixture(tmp_path)
+    cache = tmp_path / "cache"
+    fast_log, slow_log = tmp_path / "git-fast.log", tmp_path / "git-slow.log"
+    cold = build(site, tmp_path / "cold", ML_BLOG_BUILD_CACHE=str(cache), **counting_git(tmp_path / "g1", fast_log))
+    warm = build(site, tmp_path / "warm", ML_BLOG_BUILD_CACHE=str(cache))
+    build(site, tmp_path / "slow", ML_BLOG_BUILD_CACHE="off", ML_BLOG_SPEEDUPS="off",
+          **counting_git(tmp_path / "g2", slow_log))
+    assert (cache / "cards").is_dir() and (cache / "readtime").is_dir()
+    assert differing(tmp_path / "cold", tmp_path / "slow") == []
+    assert differing(tmp_path / "warm", tmp_path / "slow") == []
+    # Dated from git (not only from the fallback): a commit's day is on a post's page.
+    about = (tmp_path / "cold" / "about" / "index.html").read_text()
+    assert re.search(r'git-revision-date-localized-plugin-date"[^>]*>[A-Z][a-z]+ \d+, 2023<', about)
+    # One history walk, not two per page: `git log` runs once for the pages, once for the site's
+    # revision (the plugin) and once for SOURCE_DATE_EPOCH (pin_build_dates).
+    fast_logs = [line for line in fast_log.read_text().splitlines() if " log " in f" {line} "]
+    slow_logs = [line for line in slow_log.read_text().splitlines() if " log " in f" {line} "]
+    pages = len(list(site.docs.rglob("*.md")))
+    assert len(fast_logs) <= 4, fast_logs
+    assert len(slow_logs) >= pages, slow_logs
+    # The listings converted no excerpt (none is printed), in either cache state.
+    assert "listings converted 0 excerpts" in cold and "listings converted 0 excerpts" in warm
+
+
+def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> None:
+    site = committed_fixture(tmp_path)  # dated from git, so two builds' dates agree
+    listing = site.root / "overrides" / "blog.html"
+    summary = '<p class="post-card__summary">'
+    printed = '<div class="excerpt">{{ excerpt.content }}</div>'
+    listing.write_text(listing.read_text().replace(summary, printed + summary))
+    fast = build(site, tmp_path / "fast", ML_BLOG_BUILD_CACHE=str(tmp_path / "cache"))
+    build(site, tmp_path / "slow", ML_BLOG_BUILD_CACHE="off", ML_BLOG_SPEEDUPS="off")
+    assert differing(tmp_path / "fast", tmp_path / "slow") == []
+    front = (tmp_path / "fast" / "blog" / "index.html").read_text()
+    assert front.count('<div class="excerpt">') >= 3 and "Compilers, part one" in front
+    converted = int(re.search(r"listings converted (\d+) excerpts", fast).group(1))
+    assert converted >= front.count('<div class="excerpt">')
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch(url: str) -> str | None:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return None
+
+
+@pytest.mark.slow
+def test_serve_is_never_stale(tmp_path: Path) -> None:
+    """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
+    import time
+
+    site = make_site(tmp_path / "src")
+    write_reader_posts(site)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/"
+    log = (tmp_path / "serve.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-v", "-f", str(site.root / "mkdocs.yml"),
+         "--dev-addr", f"127.0.0.1:{port}", "--livereload"],
+        cwd=tmp_path, env={**MKDOCS_ENV, "ML_BLOG_BUILD_CACHE": str(tmp_path / "cache")}, stdout=log,
+        stderr=subprocess.STDOUT)
+
+    def wait_for(path: str, check: object, what: str) -> str:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            page = fetch(base + path)
+            if page is not None and check(page):  # type: ignore[operator]
+                return page
+            assert server.poll() is None, (tmp_path / "serve.log").read_text()[-4000:]
+            time.sleep(0.2)
+        raise AssertionError(f"{what}: not served within 120 s\n" + (tmp_path / "serve.log").read_text()[-3000:])
+
+    posts = site.docs / "blog" / "posts"
+    one, two = posts / "series-1.md", posts / "series-2.md"
+    one_url, two_url = "blog/2025/08/07/compilers-one/", "blog/2025/09/01/compilers-two/"
+    try:
+        wait_for("blog/", lambda page: "Compilers, part one" in page, "first build")
+        # An edit to a post's text is visible on its page; the other pages are reused, not reconverted.
+        one.write_text(one.read_text().replace("<!-- more -->", "<!-- more -->\n\nA sentence added while serving."))
+        wait_for(one_url, lambda page: "A sentence added while serving." in page, "edited text")
+        time.sleep(1)
+        assert re.search(r"reused ([1-9]\d*) conversions", (tmp_path / "serve.log").read_text())
+        # A new title reaches the listings, both feeds and the other part's series box.
+        one.write_text(one.read_text().replace('title: "Compilers, part one"', 'title: "Compilers, renamed"'))
+        wait_for("blog/", lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
+                 "title in the front page")
+        for path in ("feed_rss_created.xml", "feed_json_created.json", two_url, "blog/category/torchcompile/"):
+            wait_for(path, lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
+                     f"title in {path}")
+        # A changed category moves the post from one category page to the other.
+        two.write_text(two.read_text().replace("categories: [torch.compile]", "categories: [Kernel]"))
+        wait_for("blog/category/kernel/", lambda page: "Compilers, part two" in page, "post in its new category")
+        wait_for("blog/category/torchcompile/", lambda page: "Compilers, part two" not in page,
+                 "post gone from its old category")
+        # A deleted post disappears from every listing and feed.
+        two.unlink()
+        for path in ("blog/", "blog/category/kernel/", "blog/archive/2025/", "feed_rss_created.xml", one_url):
+            wait_for(path, lambda page: "Compilers, part two" not in page, f"deleted post gone from {path}")
+        assert fetch(base + two_url) is None
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
+        log.close()
