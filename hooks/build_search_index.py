@@ -27,10 +27,6 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger("build_search_index")
 BUNDLE = "pagefind"  # the folder in the site, which docs/javascripts/search.js imports from
-# Identifiers keep their joints: `Reducer::mark_variable_ready`, `torch._inductor.scheduler` and
-# `tcgen05.mma` are indexed whole as well as by their parts (Pagefind splits at . : _ by default and
-# indexes the compound too; these characters make the whole a word of its own).
-INCLUDE_CHARACTERS = "_"
 # Pagefind's ready-made interfaces: the site has its own (Material's box), so they are not shipped.
 UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
           "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
@@ -50,7 +46,7 @@ def pagefind_executable() -> Path:
 def run_pagefind(site_dir: Path) -> str:
     """Index site_dir into site_dir/pagefind; Pagefind's summary, or PluginError with its output."""
     cmd = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", BUNDLE,
-           "--include-characters", INCLUDE_CHARACTERS, "--quiet"]
+           "--quiet"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

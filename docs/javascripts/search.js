@@ -171,13 +171,14 @@
     }
   });
 
-  // / or s opens search from anywhere outside a text field, as Material's own search does.
+  // / or s (or f) opens search from anywhere outside a text field, as Material's own search does.
+  const NOT_TEXT = new Set(["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"]);
   document.addEventListener("keydown", (event) => {
     if (toggle.checked || event.metaKey || event.ctrlKey || event.altKey) return;
     if (event.key !== "/" && event.key !== "s" && event.key !== "f") return;
     const target = event.target;
-    if (target instanceof HTMLElement && (target.isContentEditable ||
-        /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    if (target instanceof HTMLElement && (target.isContentEditable || /^(TEXTAREA|SELECT)$/.test(target.tagName)
+        || (target.tagName === "INPUT" && !NOT_TEXT.has(target.type)))) return;
     event.preventDefault();
     open();
   });
