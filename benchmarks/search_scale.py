@@ -11,7 +11,8 @@ Chromium and:
   every byte fetched from opening search until the results for the whole query are shown
   (response bodies as transferred, gzip where the server compressed, plus headers), and the time
   from the last key press to the results being in the page;
-* repeats with further queries in the same page (what a second search costs).
+* does so for several queries (identifiers of one post, and words every post has), each in a fresh
+  browser context with an empty cache, so each is a reader's first search.
 
 Limits (issue #19): the first search at most 1 MB transferred, results within 500 ms of the last
 key. The report goes to benchmarks/search-report.md (``--report``).
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "hooks")]
 
 from browser import chromium, new_page, serve  # noqa: E402
-from support import make_site, post  # noqa: E402
+from support import MKDOCS_ENV, make_site, post  # noqa: E402
 
 FIRST_LIMIT_BYTES = 1_000_000
 LATENCY_LIMIT_MS = 500
@@ -90,7 +91,11 @@ def build(dest: Path, count: int) -> tuple[Path, list[list[str]], float]:
         site.write_post(name, text)
         ids.append(own)
     start = time.monotonic()
-    result = site.build()
+    # As Site.build() runs it (tests/support.py), without its five-minute limit: a thousand posts
+    # take longer than that on a shared two-core machine.
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(site.root / "mkdocs.yml"),
+           "-d", str(site.site_dir)]
+    result = subprocess.run(cmd, cwd=site.root.parent, env=MKDOCS_ENV, capture_output=True, text=True)
     if result.returncode != 0:
         raise SystemExit(result.stderr[-4000:])
     return site.site_dir, ids, time.monotonic() - start
@@ -108,32 +113,34 @@ MEASURE_JS = """() => {
 
 
 def measure(site_dir: Path, queries: list[str]) -> dict[str, object]:
+    """Each query as a reader's first search: a fresh browser context (empty cache) per query."""
+    runs, before, errors, external = [], [], [], []
     with chromium() as browser, serve(site_dir, compress=True) as base:
-        page, rec = new_page(browser, base)
-        responses: list[tuple[float, str, object]] = []
-        page.on("requestfinished", lambda r: responses.append((time.monotonic(), r.url, r)))
-        page.goto(base + "/blog/")
-        page.wait_for_load_state("networkidle")
-        before = [u for _, u, _ in responses if "/pagefind/" in u]
-        page.evaluate(MEASURE_JS)
-        runs = []
-        for n, query in enumerate(queries):
+        for query in queries:
+            page, rec = new_page(browser, base)
+            responses: list[object] = []
+            page.on("requestfinished", lambda r, seen=responses: seen.append(r))
+            page.goto(base + "/blog/")
+            page.wait_for_load_state("networkidle")
+            before += [r.url for r in responses if "/pagefind/" in r.url]
+            page.evaluate(MEASURE_JS)
             mark = len(responses)
-            if n:
-                page.keyboard.press("Escape")
             page.keyboard.press("/")
             page.keyboard.type(query, delay=50)
             page.wait_for_function("q => document.querySelector('[data-site-search]').dataset.searchQuery === q",
                                    arg=query, timeout=30_000)
             latency = page.evaluate(f"() => window.__search.shown[{query!r}] - window.__search.lastKey")
-            page.wait_for_timeout(300)  # let fragment fetches still in flight finish, so they count
+            page.wait_for_timeout(500)  # fetches still in flight (the later results) count too
             fetched = responses[mark:]
-            sizes = [r.sizes() for _, _, r in fetched]
+            sizes = [r.sizes() for r in fetched]
             total = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
             first = page.locator(".md-search-result__link").first.get_attribute("href")
             runs.append({"query": query, "bytes": total, "requests": len(fetched), "latency_ms": latency,
-                         "first": first, "files": [u.replace(base, "") for _, u, _ in fetched]})
-        return {"before": before, "runs": runs, "errors": rec.errors, "external": rec.external}
+                         "first": first, "files": [r.url.replace(base, "") for r in fetched]})
+            errors += rec.errors
+            external += rec.external
+            page.context.close()
+    return {"before": before, "runs": runs, "errors": errors, "external": external}
 
 
 def machine() -> str:
@@ -156,7 +163,7 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
     index_bytes = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
     runs = result["runs"]
     first = runs[0]
-    ok = (not result["before"] and first["bytes"] <= FIRST_LIMIT_BYTES
+    ok = (not result["before"] and all(r["bytes"] <= FIRST_LIMIT_BYTES for r in runs)
           and all(r["latency_ms"] <= LATENCY_LIMIT_MS for r in runs))
     lines = [
         "# Search at scale (Pagefind)",
@@ -166,7 +173,7 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
         f"- Machine: {machine()}",
         f"- Command: `{command}`",
         f"- Site: {count} synthetic long posts (about 2,500 words each, 8 sections), built strictly in "
-        f"{build_s:.0f} s; Pagefind's bundle on disk: {index_bytes / 1e6:.1f} MB in "
+        f"{'an earlier --keep run' if build_s != build_s else f'{build_s:.0f} s'}; Pagefind's bundle on disk: {index_bytes / 1e6:.1f} MB in "
         f"{sum(1 for p in bundle.rglob('*') if p.is_file())} files, of which a search loads a few",
         "- Served gzip-encoded on 127.0.0.1 (tests/browser.py `serve(compress=True)`), headless Chromium, "
         "no throttling; bytes are response bodies as transferred plus headers",
@@ -180,9 +187,9 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
         "|---|---|---|---|---|---|",
     ]
     for n, r in enumerate(runs):
-        lines.append(f"| {'first' if n == 0 else f'then #{n + 1}'} | `{r['query']}` | {r['bytes'] / 1000:.1f} KB "
+        lines.append(f"| first (empty cache) | `{r['query']}` | {r['bytes'] / 1000:.1f} KB "
                      f"| {r['requests']} | {r['latency_ms']:.0f} ms | `{r['first']}` |")
-    lines += ["", "What the first search fetched:", ""]
+    lines += ["", f"What the first search for `{first['query']}` fetched:", ""]
     lines += [f"- `{f}`" for f in first["files"]]
     lines += ["", f"Console errors: {len(result['errors'])}; requests to other hosts: {len(result['external'])}.", ""]
     return "\n".join(lines)
@@ -193,10 +200,15 @@ def main() -> int:
     parser.add_argument("--posts", type=int, default=1000)
     parser.add_argument("--report", type=Path, help="write the Markdown report here")
     parser.add_argument("--keep", type=Path, help="build into this folder (kept) instead of a temporary one")
+    parser.add_argument("--built", type=Path, help="measure the site a --keep run built there, without rebuilding")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        dest = args.keep or Path(tmp) / "src"
-        site_dir, ids, build_s = build(dest, args.posts)
+        if args.built:
+            site_dir, build_s = args.built / "site", float("nan")
+            ids = [synthetic_post(i)[2] for i in range(args.posts)]
+        else:
+            dest = args.keep or Path(tmp) / "src"
+            site_dir, ids, build_s = build(dest, args.posts)
         middle = args.posts // 2
         queries = [ids[middle][1], "gradient bucket", ids[7][0], "attention"]
         result = measure(site_dir, queries)

@@ -22,8 +22,8 @@ IDENTIFIER_POSTS = {
     # identifiers a post puts in inline code.
     "decoy": ("Buckets, schedulers and norms in general", "2025-04-01",
               "A bucket holds water, a scheduler plans a day, a norm is a rule, and ready means prepared.\n\n"
-              "```text\nbucket_cap_mb Reducer::mark_variable_ready mark_variable_ready\n"
-              "torch._inductor.scheduler tcgen05.mma q_norm\n```"),
+              "```text\n" + "bucket_cap_mb Reducer::mark_variable_ready mark_variable_ready\n"
+              "torch._inductor.scheduler tcgen05.mma q_norm\n" * 3 + "```"),
 }
 
 # Tags are not indexed (they repeat across posts): tagged with the identifiers' parts, the decoy

@@ -23,8 +23,10 @@
   const bundle = new URL(root.dataset.pagefind, location.href);
   const siteBase = new URL("../", bundle).pathname;
   const MAX_RESULTS = 10;
+  const FIRST_SHOWN = 3;
   let engine = null;
   let serial = 0;
+  let searching = null;  // the search Pagefind is running, if any
 
   function load() {
     if (!engine) {
@@ -124,15 +126,33 @@
     }
     try {
       const pagefind = await load();
-      const found = await pagefind.search(query);
+      // One search at a time: keys typed while one runs are answered by one search for the
+      // latest text when it ends, not queued one per key behind it.
+      while (searching) await searching;
+      if (mine !== serial) return;
+      let done;
+      searching = new Promise((resolve) => { done = resolve; });
+      let found;
+      try {
+        found = await pagefind.search(query);
+      } finally {
+        searching = null;
+        done();
+      }
       if (mine !== serial || !found) return;
-      const data = await Promise.all(found.results.slice(0, MAX_RESULTS).map((r) => r.data()));
+      // Each result's text is a fragment of its own: show the first few as soon as they arrive,
+      // then the rest, so a word that every post has does not wait for ten downloads.
+      const pending = found.results.slice(0, MAX_RESULTS).map((r) => r.data());
+      const head = await Promise.all(pending.slice(0, FIRST_SHOWN));
       if (mine !== serial) return;
       const n = found.results.length;
       meta.textContent = n === 0 ? "No matching documents" : n === 1 ? "1 matching document"
         : `${n} matching documents`;
-      list.replaceChildren(...data.map((d) => render(d, query)));
+      list.replaceChildren(...head.map((d) => render(d, query)));
       root.dataset.searchQuery = query;  // the query these results answer (tests, benchmark)
+      const tail = await Promise.all(pending.slice(FIRST_SHOWN));
+      if (mine !== serial) return;
+      list.append(...tail.map((d) => render(d, query)));
     } catch (err) {
       if (mine === serial) meta.textContent = "Search is unavailable";
       throw err;
