@@ -163,6 +163,7 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
     index_bytes = sum(p.stat().st_size for p in bundle.rglob("*") if p.is_file())
     runs = result["runs"]
     first = runs[0]
+    built = "an earlier --keep run" if build_s != build_s else f"{build_s:.0f} s"  # nan: --built
     ok = (not result["before"] and all(r["bytes"] <= FIRST_LIMIT_BYTES for r in runs)
           and all(r["latency_ms"] <= LATENCY_LIMIT_MS for r in runs))
     lines = [
@@ -173,7 +174,7 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
         f"- Machine: {machine()}",
         f"- Command: `{command}`",
         f"- Site: {count} synthetic long posts (about 2,500 words each, 8 sections), built strictly in "
-        f"{'an earlier --keep run' if build_s != build_s else f'{build_s:.0f} s'}; Pagefind's bundle on disk: {index_bytes / 1e6:.1f} MB in "
+        f"{built}; Pagefind's bundle on disk: {index_bytes / 1e6:.1f} MB in "
         f"{sum(1 for p in bundle.rglob('*') if p.is_file())} files, of which a search loads a few",
         "- Served gzip-encoded on 127.0.0.1 (tests/browser.py `serve(compress=True)`), headless Chromium, "
         "no throttling; bytes are response bodies as transferred plus headers",
@@ -186,7 +187,7 @@ def report(count: int, build_s: float, site_dir: Path, result: dict[str, object]
         "| search | query | transferred | requests | last key to results | first result |",
         "|---|---|---|---|---|---|",
     ]
-    for n, r in enumerate(runs):
+    for r in runs:
         lines.append(f"| first (empty cache) | `{r['query']}` | {r['bytes'] / 1000:.1f} KB "
                      f"| {r['requests']} | {r['latency_ms']:.0f} ms | `{r['first']}` |")
     lines += ["", f"What the first search for `{first['query']}` fetched:", ""]
