@@ -9,7 +9,8 @@ only the chunks a query's words need, so the first search stays small at any num
 
 What is indexed, and how identifiers rank, is hooks/index_identifiers.py's concern: it marks the
 body of each published post with ``data-pagefind-body``, so Pagefind indexes those bodies and no
-listing, navigation, footer or draft. This hook only runs Pagefind, last (after every page is
+listing, navigation, footer or draft; inside them, the parts named in ``NOT_INDEXED`` are skipped.
+This hook only runs Pagefind, last (after every page is
 written), under ``mkdocs build`` and ``mkdocs serve`` alike.
 """
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger("build_search_index")
 BUNDLE = "pagefind"  # the folder in the site, which docs/javascripts/search.js imports from
+# What overrides/post.html adds around a post's own text, repeated from other pages or from its
+# headings: tags, byline, contents box, series box, related posts, the last-updated line.
+NOT_INDEXED = ".md-tags, .byline, .post-toc, .series-box, .related-posts, .md-source-file"
 # Pagefind's ready-made interfaces: the site has its own (Material's box), so they are not shipped.
 UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
           "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
@@ -46,7 +50,7 @@ def pagefind_executable() -> Path:
 def run_pagefind(site_dir: Path) -> str:
     """Index site_dir into site_dir/pagefind; Pagefind's summary, or PluginError with its output."""
     cmd = [str(pagefind_executable()), "--site", str(site_dir), "--output-subdir", BUNDLE,
-           "--quiet"]
+           "--exclude-selectors", NOT_INDEXED, "--quiet"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -5,8 +5,9 @@ only the elements marked ``data-pagefind-body`` once any page has one, so this h
 article of each published post and nothing else: listings, navigation, the footer, the About page
 and drafts (which ``mkdocs serve`` shows their author) never reach the index. Inside a post, the
 parts that repeat other pages or the headings (tags, byline, contents box, series box, related
-posts, the last-updated line) get ``data-pagefind-ignore``; a post whose front matter says
-``search: {exclude: true}`` is left out.
+posts, the last-updated line) are left out by Pagefind's exclude selectors
+(``build_search_index.NOT_INDEXED``); a post whose front matter says ``search: {exclude: true}``
+is left out.
 
 A deep dive's real keywords are the identifiers it puts in inline code (``bucket_cap_mb``,
 ``Reducer::mark_variable_ready``). Each such ``<code>`` gets ``data-pagefind-weight``, so a query
@@ -37,9 +38,6 @@ CODE_RE = re.compile(r"<code>([^<]{2,100})</code>")
 # An identifier-like span: letters, digits and the joints of qualified names, nothing else.
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")
 ARTICLE = '<article class="md-content__inner md-typeset">'
-# What overrides/post.html adds around the post's own text (opening tags by their class).
-NOT_INDEXED_RE = re.compile(
-    r'<(nav|ul|details|aside) class="(md-tags|byline|post-toc|series-box[^"]*|related-posts|md-source-file)"')
 
 
 def _identifier(raw: str) -> str | None:
@@ -86,8 +84,4 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str | None:
     if not indexed(page):
         return None
-    head, found, article = output.partition(ARTICLE)
-    if not found:
-        return None
-    article = NOT_INDEXED_RE.sub(r'<\1 class="\2" data-pagefind-ignore', article)
-    return f'{head}{ARTICLE[:-1]} data-pagefind-body>{article}'
+    return output.replace(ARTICLE, ARTICLE[:-1] + " data-pagefind-body>", 1)
