@@ -1,62 +1,87 @@
-"""Make search rank a post first for the code identifiers it explains, and show its title as text.
+"""Decide what search indexes, and make identifier queries rank the post that explains them first.
 
-Material's search splits text at the separator set in mkdocs.yml (so `bucket_cap_mb` is indexed as
-bucket, cap, mb, and a query is split the same way), then ranks with field boosts where tags
-outweigh everything (1e6). A deep dive's real keywords are the identifiers it puts in inline
-code, so after the search plugin has written search/search_index.json this hook adds a `code`
-field to every indexed section holding its inline-code identifiers, boosted just below titles,
-and lowers tags below it. The search worker indexes every field listed in the index's config,
-so no JavaScript changes.
+Search is Pagefind's (hooks/build_search_index.py runs it over the built site). Pagefind indexes
+only the elements marked ``data-pagefind-body`` once any page has one, so this hook marks the
+article of each published post and nothing else: listings, navigation, the footer, the About page
+and drafts (which ``mkdocs serve`` shows their author) never reach the index. Inside a post, the
+parts that repeat other pages or the headings (tags, byline, contents box, series box, related
+posts, the last-updated line) are left out by Pagefind's exclude selectors
+(``build_search_index.NOT_INDEXED``); a post whose front matter says ``search: {exclude: true}``
+is left out.
 
-The index's titles are HTML fragments (Material escapes heading text and renders results as
-HTML), but a post's page-level entry takes its title raw from the front matter. This hook writes
-that title escaped, from the post's record, so a title such as ``Part <b>one</b>`` shows as text.
+A deep dive's real keywords are the identifiers it puts in inline code (``bucket_cap_mb``,
+``Reducer::mark_variable_ready``). Each such ``<code>`` gets ``data-pagefind-weight``, so a query
+for an identifier ranks the post that discusses it above one that merely mentions its parts in
+prose, and results show the prose around the identifier, marked, as their snippet. The post's title
+(its ``<h1>``, which Pagefind weighs as a heading) becomes the result's title; Pagefind returns it
+as plain text, and docs/javascripts/search.js prints it as text.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import posts
-from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
 
-log = get_plugin_logger("index_identifiers")
-FIELD_BOOSTS = {"title": 1000.0, "code": 500.0, "tags": 200.0, "text": 1.0}
+# Pagefind's weights run from 0 to 10 (headings: h1 7, h2 6, ..., text 1). An identifier counts
+# like a subheading: above prose, below the post's own title.
+IDENTIFIER_WEIGHT = 5
 CODE_RE = re.compile(r"<code>([^<]{2,100})</code>")
 # An identifier-like span: letters, digits and the joints of qualified names, nothing else.
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")
+ARTICLE = '<article class="md-content__inner md-typeset">'
+
+
+def _identifier(raw: str) -> str | None:
+    value = html.unescape(raw).strip().rstrip("()")
+    return value if IDENTIFIER_RE.match(value) else None
 
 
 def identifiers(text: str) -> list[str]:
+    """The identifiers a page's HTML puts in inline code, first mention first, once each."""
     found: dict[str, None] = {}
     for raw in CODE_RE.findall(text):
-        value = html.unescape(raw).strip().rstrip("()")
-        if IDENTIFIER_RE.match(value):
+        value = _identifier(raw)
+        if value:
             found[value] = None
     return list(found)
 
 
-@event_priority(-100)  # after the search plugin has written the index
-def on_post_build(config: MkDocsConfig) -> None:
-    path = Path(config.site_dir) / "search" / "search_index.json"
-    if not path.is_file():
-        log.warning(f"{path} was not written, so search cannot rank posts by the identifiers they "
-                    "explain. Accepted: the search plugin enabled in mkdocs.yml")
-        return
-    index = json.loads(path.read_text(encoding="utf-8"))
-    index["config"]["fields"] = {name: {"boost": boost} for name, boost in FIELD_BOOSTS.items()}
-    titles = {post.url: html.escape(post.title, quote=False) for post in posts.published()}
-    for doc in index["docs"]:
-        names = identifiers(doc.get("text", ""))
-        if names:
-            doc["code"] = " ".join(names)
-        if doc.get("location") in titles:
-            doc["title"] = titles[doc["location"]]
-    path.write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+def weight_identifiers(text: str) -> str:
+    """The page's HTML with every inline-code identifier weighted for search."""
+    def weigh(match: re.Match[str]) -> str:
+        if _identifier(match.group(1)) is None:
+            return match.group(0)
+        return f'<code data-pagefind-weight="{IDENTIFIER_WEIGHT}">{match.group(1)}</code>'
+    return CODE_RE.sub(weigh, text)
+
+
+def indexed(page: Page) -> bool:
+    """Whether search indexes this page: a published post, not a draft, not excluded."""
+    record = posts.record(page)
+    if record is None or record.meta.draft:
+        return False
+    if (record.meta.search or {}).get("exclude") is True:
+        return False
+    return any(p.file == record.file for p in posts.published())
+
+
+@event_priority(-50)  # after the blog plugin has resolved which posts it publishes
+def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str | None:
+    if not indexed(page):
+        return None
+    return weight_identifiers(html_text)
+
+
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str | None:
+    if not indexed(page):
+        return None
+    return output.replace(ARTICLE, ARTICLE[:-1] + " data-pagefind-body>", 1)

@@ -142,8 +142,11 @@ def switch_palette(page: Page, wanted: str) -> None:
 
 
 def search(page: Page, query: str) -> Locator:
-    """Open search with the keyboard shortcut, type the query key by key; the first result's link."""
+    """Open search with the keyboard shortcut, type the query key by key, wait until the results
+    answer the whole query (docs/javascripts/search.js); the first result's link."""
     page.keyboard.press("/")
     expect(page.locator("input.md-search__input")).to_be_focused()
     page.keyboard.type(query, delay=25)
-    return page.locator(".md-search-result__item > .md-search-result__link").first
+    box = page.locator("[data-site-search]")
+    expect(box).to_have_attribute("data-search-query", query, timeout=10_000)
+    return box.locator(".md-search-result__item > .md-search-result__link").first

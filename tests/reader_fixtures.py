@@ -16,13 +16,18 @@ IDENTIFIER_POSTS = {
                       "On Blackwell the `tcgen05.mma` instruction reads operands from tensor memory."),
     "qwen3-attention": ("Qwen3 attention", "2025-07-20",
                         "Qwen3 normalises queries with `q_norm` and keys with `k_norm` before RoPE."),
-    # A decoy that mentions parts of the identifiers in ordinary prose.
+    # A decoy that mentions parts of the identifiers in ordinary prose, and every identifier in a
+    # short listing: as many mentions as the posts that explain them, on a shorter page (which
+    # Pagefind ranks higher), so it comes first unless hooks/index_identifiers.py weighs the
+    # identifiers a post puts in inline code.
     "decoy": ("Buckets, schedulers and norms in general", "2025-04-01",
-              "A bucket holds water, a scheduler plans a day, a norm is a rule, and ready means prepared."),
+              "A bucket holds water, a scheduler plans a day, a norm is a rule, and ready means prepared.\n\n"
+              "```text\n" + "bucket_cap_mb Reducer::mark_variable_ready mark_variable_ready\n"
+              "torch._inductor.scheduler tcgen05.mma q_norm\n" * 3 + "```"),
 }
 
-# Material boosts tags above everything (1e6): tagged with the identifiers' parts, the decoy would
-# outrank the posts that explain them, unless hooks/index_identifiers.py re-weighs the index.
+# Tags are not indexed (they repeat across posts): tagged with the identifiers' parts, the decoy
+# must not gain from them.
 DECOY_TAGS = ("bucket", "mark", "ready", "norm", "mma")
 
 MATH_AND_DIAGRAM_BODY = r"""The online softmax keeps a running maximum $m_i$ and sum $\ell_i$.

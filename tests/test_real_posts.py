@@ -166,9 +166,9 @@ def test_capture_size_calculator_follows_the_dispatch_rule(real_site: Site, brow
 
 # Identifiers each post explains: typing one into the search box puts that post first.
 POST_IDENTIFIERS = [
-    # softmax_rescale_o no longer puts this post first now that ten posts share the index: Material
-    # searches every query term as a prefix (o*), and the Inductor post's many o-words win. Left
-    # for the search rework (issue #19); the closing note records it.
+    # softmax_rescale_o and CudagraphDispatcher regressed under Material's search, which searched
+    # every term as a prefix (o*, cudagraph*); Pagefind matches the identifier whole (issue #19).
+    ("flashattention-to-flashattention-2.md", "softmax_rescale_o"),
     ("flashattention-to-flashattention-2.md", "Is_even_MN"),
     ("flashattention-to-flashattention-2.md", "num_splits_heuristic"),
     ("pytorch-ddp-deep-dive.md", "bucket_cap_mb"),
@@ -187,7 +187,7 @@ POST_IDENTIFIERS = [
     ("cutlass-deep-dive.md", "zipped_divide"),
     ("cutlass-deep-dive.md", "PipelineTmaAsync"),
     ("vllm-torch-compile-dynamic-batch-sizes.md", "cudagraph_capture_sizes"),
-    # CudagraphDispatcher ranks torch-compile-101 first (cudagraph* as a prefix); see above.
+    ("vllm-torch-compile-dynamic-batch-sizes.md", "CudagraphDispatcher"),
     ("vllm-torch-compile-dynamic-batch-sizes.md", "PiecewiseBackend"),
     ("sglang-deep-dive.md", "event_loop_overlap"),
     ("sglang-deep-dive.md", "scheduler_input_ipc_name"),
