@@ -1,0 +1,26 @@
+"""hooks/minify_assets.py: the site serves its own scripts and stylesheets minified, nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import material as material_package
+import rcssmin
+import rjsmin
+from support import ROOT, Site
+
+
+def test_own_scripts_and_stylesheets_are_served_minified(reader_site: Site) -> None:
+    checked = 0
+    for folder, pattern, minify in (("javascripts", "*.js", rjsmin.jsmin), ("stylesheets", "*.css", rcssmin.cssmin)):
+        for source in (ROOT / "docs" / folder).rglob(pattern):
+            built = reader_site.site_dir / source.relative_to(ROOT / "docs")
+            text = source.read_text(encoding="utf-8")
+            assert built.read_text(encoding="utf-8") == minify(text), built
+            assert len(built.read_bytes()) < len(text.encode()), built
+            checked += 1
+    assert checked >= 10
+    # Material's bundle is served as Material ships it.
+    bundle = next((reader_site.site_dir / "assets" / "javascripts").glob("bundle.*.min.js"))
+    material = Path(material_package.__file__).parent / "templates" / "assets" / "javascripts" / bundle.name
+    assert bundle.read_bytes() == material.read_bytes()

@@ -1,0 +1,127 @@
+"""What a reader's phone downloads before touching a page, on the real built site (issue #19).
+
+Every post page, the front page, the category and archive index pages and one page of each kind
+under them are opened at phone width from a server that gzips text as a static host does. For each:
+- the bytes transferred before any interaction (gzip, as on the wire), leaving out images, fonts
+  and the page's own HTML, are at most BUDGET: Material's CSS and JS are about 60 KB of it, so a
+  page may not ship a search index, a math or diagram library, or figure scripts it does not use;
+- the only font files fetched are KaTeX's, only on pages with math, and only those whose family
+  and style some rendered formula uses (the site's text is in system fonts);
+- nothing is asked of another host, the console has no error, and nothing shifts the layout
+  (fonts arriving, figures drawing) once it is shown.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from browser import new_page, serve
+from playwright.sync_api import Browser
+from support import Site
+
+pytestmark = pytest.mark.browser
+
+BUDGET = 80_000  # bytes, gzip
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True,
+         "has_touch": True}
+
+# Sums layout shifts (not caused by input) from the first paint on, as the CLS metric does.
+WATCH_SHIFTS = """
+window.__shifts = [];
+new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) {
+    if (entry.hadRecentInput) continue;
+    window.__shifts.push({value: entry.value,
+      sources: (entry.sources || []).map(s => s.node ? (s.node.className || s.node.nodeName) + '' : '?')});
+  }
+}).observe({type: 'layout-shift', buffered: true});
+"""
+
+# (family, "<weight>-<style>") pairs that rendered formulas use, read from computed styles.
+USED_FONTS = """() => {
+  const used = new Set();
+  for (const el of document.querySelectorAll('.katex *')) {
+    if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+    const style = getComputedStyle(el);
+    const family = style.fontFamily.split(',')[0].trim().replace(/["']/g, '');
+    const weight = parseInt(style.fontWeight, 10) >= 600 ? 'Bold' : '';
+    const italic = style.fontStyle === 'italic' ? 'Italic' : '';
+    used.add(family + '-' + ((weight + italic) || 'Regular'));
+  }
+  return [...used];
+}"""
+
+
+def budget_pages(site_dir: Path) -> list[str]:
+    """URL paths: every post, the front page, the two index pages and the first page under each."""
+    posts = sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/"
+                   for p in site_dir.glob("blog/20[0-9][0-9]/*/*/*/index.html"))
+    first = [f"/{sorted(site_dir.glob(pattern))[0].parent.relative_to(site_dir).as_posix()}/"
+             for pattern in ("blog/category/*/index.html", "blog/archive/20*/index.html")]
+    return ["/blog/", "/blog/category/", "/blog/archive/", *first, *posts]
+
+
+def font_face(url: str) -> str:
+    """KaTeX_Main-BoldItalic.woff2 -> KaTeX_Main-BoldItalic; anything else as its file name."""
+    return re.sub(r"\.(woff2?|ttf)$", "", url.rsplit("/", 1)[-1].split("?")[0])
+
+
+def measure(browser: Browser, base: str, path: str) -> dict[str, object]:
+    page, recorder = new_page(browser, base, **PHONE)
+    page.add_init_script(WATCH_SHIFTS)
+    sizes: list[tuple[str, str, int]] = []
+    page.on("requestfinished", lambda request: sizes.append(
+        (request.resource_type, request.url, request.sizes()["responseBodySize"])))
+    page.goto(base + path, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    page.evaluate("document.fonts.ready")
+    page.wait_for_timeout(300)
+    document = base + path
+    counted = [(url, size) for kind, url, size in sizes if kind not in ("image", "font") and url != document]
+    result = {
+        "bytes": sum(size for _, size in counted),
+        "items": sorted(counted, key=lambda item: -item[1])[:6],
+        "fonts": sorted(font_face(url) for kind, url, _ in sizes if kind == "font"),
+        "used_fonts": sorted(page.evaluate(USED_FONTS)),
+        "math": page.locator(".katex").count(),
+        "shifts": page.evaluate("window.__shifts"),
+        "external": recorder.external,
+        "errors": recorder.errors,
+    }
+    page.context.close()
+    return result
+
+
+@pytest.fixture(scope="module")
+def measured(real_site: Site, browser: Browser) -> dict[str, dict[str, object]]:
+    with serve(real_site.site_dir, compress=True) as base:
+        return {path: measure(browser, base, path) for path in budget_pages(real_site.site_dir)}
+
+
+def test_the_budget_covers_every_post_and_listing_kind(real_site: Site) -> None:
+    pages = budget_pages(real_site.site_dir)
+    assert len([p for p in pages if re.match(r"/blog/20\d\d/", p)]) >= 10
+    assert {"/blog/", "/blog/category/", "/blog/archive/"} <= set(pages)
+
+
+def test_bytes_before_interaction_fit_the_budget(measured: dict[str, dict[str, object]]) -> None:
+    over = {path: (m["bytes"], m["items"]) for path, m in measured.items() if m["bytes"] > BUDGET}
+    assert over == {}, f"over {BUDGET} bytes (gzip, no images, fonts or the page's HTML): {over}"
+
+
+def test_only_fonts_that_rendered_math_uses_are_fetched(measured: dict[str, dict[str, object]]) -> None:
+    assert any(m["math"] for m in measured.values()), "no page with math was measured"
+    for path, m in measured.items():
+        if not m["math"]:
+            assert m["fonts"] == [], f"{path} has no math but fetched fonts {m['fonts']}"
+        else:
+            unused = sorted(set(m["fonts"]) - set(m["used_fonts"]))
+            assert unused == [], f"{path} fetched fonts its formulas do not use: {unused} (used {m['used_fonts']})"
+
+
+def test_no_other_host_no_console_error_no_layout_shift(measured: dict[str, dict[str, object]]) -> None:
+    problems = {path: {k: m[k] for k in ("external", "errors", "shifts") if m[k]} for path, m in measured.items()}
+    assert {path: p for path, p in problems.items() if p} == {}
