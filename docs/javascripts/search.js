@@ -134,10 +134,6 @@
       delete root.dataset.searchQuery;
       return;
     }
-    if (query.length >= SHORT) {
-      // The index chunks this text's words need start loading during the pause (Pagefind's preload).
-      load().then((pagefind) => mine === serial && pagefind.preload(query)).catch(() => {});
-    }
     pause = setTimeout(() => run(query, mine), query.length < SHORT ? SHORT_PAUSE_MS : PAUSE_MS);
   }
 
