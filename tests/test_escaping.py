@@ -3,7 +3,7 @@
 One fixture site whose series part one and part two carry a hostile title and description. Every
 place a title or description reaches is checked: HTML outputs show the text escaped (and never as
 markup), non-HTML outputs (feeds, JSON-LD, the card, Pagefind's search index) carry the plain text
-itself; docs/javascripts/search.js prints a result's title as text (tests/test_search.py).
+itself; docs/javascripts/search.js prints a result's title as text in live search results.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 import feedparser
 import pytest
+from browser import new_page, search, serve
+from playwright.sync_api import Browser, expect
 from support import Site, make_site, post, search_fragments
 
 TITLE = 'Part <b>one</b> & "quotes" </script><script>alert(1)</script>'
@@ -112,6 +114,23 @@ def test_json_feed_carries_the_plain_text(hostile_site: Site) -> None:
 def test_search_index_holds_the_plain_title(hostile_site: Site) -> None:
     fragment = next(f for f in search_fragments(hostile_site.site_dir) if f["url"] == f"/{URL}")
     assert fragment["meta"]["title"] == TITLE
+
+
+@pytest.mark.browser
+def test_live_search_shows_the_title_as_text(hostile_site: Site, browser: Browser) -> None:
+    with serve(hostile_site.site_dir) as base:
+        page, rec = new_page(browser, base)
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto(base + "/blog/")
+        first = search(page, "alert")
+        expect(first).to_have_attribute("href", re.compile(re.escape(f"/{URL}?h=alert")))
+        expect(first.locator("h1")).to_have_text(TITLE)  # the markup's characters, shown as text
+        results = page.locator(".md-search-result__list")
+        # Only the elements search.js builds: no <b> or <script> from the title reached the page.
+        assert results.evaluate("l => [...new Set([...l.querySelectorAll('*')].map(e => e.localName))].sort()") \
+            == ["a", "article", "h1", "li", "mark", "p"]
+        assert dialogs == [] and rec.external == [] and rec.errors == []
 
 
 def test_card_draws_the_plain_text(hostile_site: Site) -> None:

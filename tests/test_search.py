@@ -114,6 +114,19 @@ def test_keyboard_opens_search_moves_through_results_and_closes_it(browser: Brow
 
 
 @pytest.mark.browser
+def test_a_one_letter_query_is_searched_once_typing_stops(browser: Browser, base_url: str) -> None:
+    # search.js waits longer before searching a one- or two-letter prefix (it matches most of the
+    # index), but a reader who stops there still gets its results.
+    page, rec = new_page(browser, base_url)
+    page.goto(base_url + "/blog/")
+    page.keyboard.press("/")
+    page.keyboard.type("b")
+    expect(page.locator("[data-site-search]")).to_have_attribute("data-search-query", "b")
+    expect(page.locator(".md-search-result__meta")).to_have_text(re.compile(r"^\d+ matching documents$"))
+    assert rec.external == [] and rec.errors == []
+
+
+@pytest.mark.browser
 def test_open_search_follows_both_palettes_and_has_no_axe_violations(browser: Browser, base_url: str) -> None:
     page, rec = new_page(browser, base_url, color_scheme="light")
     page.goto(base_url + "/blog/")

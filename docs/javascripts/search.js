@@ -27,6 +27,15 @@
   let engine = null;
   let serial = 0;
   let searching = null;  // the search Pagefind is running, if any
+  let pause = 0;  // the timer that starts a search once typing pauses
+  // A search starts once the reader pauses for PAUSE_MS (a fast typist's keys come 50 to 100 ms
+  // apart, so a word typed in one go is searched once, not once per prefix). Pagefind treats the
+  // last word as a prefix, and a prefix of one or two letters matches most words of the index:
+  // by far the dearest search (most of a second at 1,000 posts on a shared two-core machine, and
+  // every later search queued behind it), so such a short text waits for a longer pause.
+  const PAUSE_MS = 40;
+  const SHORT = 3;
+  const SHORT_PAUSE_MS = 300;
 
   function load() {
     if (!engine) {
@@ -115,15 +124,20 @@
     return item;
   }
 
-  async function run() {
+  function typed() {
     const query = input.value.trim();
     const mine = ++serial;
+    clearTimeout(pause);
     if (!query) {
       list.replaceChildren();
       meta.textContent = placeholder;
       delete root.dataset.searchQuery;
       return;
     }
+    pause = setTimeout(() => run(query, mine), query.length < SHORT ? SHORT_PAUSE_MS : PAUSE_MS);
+  }
+
+  async function run(query, mine) {
     try {
       const pagefind = await load();
       // One search at a time: keys typed while one runs are answered by one search for the
@@ -140,17 +154,18 @@
         done();
       }
       if (mine !== serial || !found) return;
-      // Each result's text is a fragment of its own: show the first few as soon as they arrive,
-      // then the rest, so a word that every post has does not wait for ten downloads.
-      const pending = found.results.slice(0, MAX_RESULTS).map((r) => r.data());
-      const head = await Promise.all(pending.slice(0, FIRST_SHOWN));
+      // Each result's text is a fragment of its own, which Pagefind's worker fetches, unpacks and
+      // cuts an excerpt from: ask for the first few only, show them, then ask for the rest, so a
+      // word that every post has does not wait for ten fragments being unpacked side by side.
+      const shown = found.results.slice(0, MAX_RESULTS);
+      const head = await Promise.all(shown.slice(0, FIRST_SHOWN).map((r) => r.data()));
       if (mine !== serial) return;
       const n = found.results.length;
       meta.textContent = n === 0 ? "No matching documents" : n === 1 ? "1 matching document"
         : `${n} matching documents`;
       list.replaceChildren(...head.map((d) => render(d, query)));
       root.dataset.searchQuery = query;  // the query these results answer (tests, benchmark)
-      const tail = await Promise.all(pending.slice(FIRST_SHOWN));
+      const tail = await Promise.all(shown.slice(FIRST_SHOWN).map((r) => r.data()));
       if (mine !== serial) return;
       list.append(...tail.map((d) => render(d, query)));
     } catch (err) {
@@ -164,10 +179,10 @@
   }
 
   input.addEventListener("focus", () => { toggle.checked = true; load(); });
-  input.addEventListener("input", run);
+  input.addEventListener("input", typed);
   toggle.addEventListener("change", () => (toggle.checked ? open() : input.blur()));
   form.addEventListener("submit", (event) => event.preventDefault());
-  form.addEventListener("reset", () => setTimeout(run));
+  form.addEventListener("reset", () => setTimeout(typed));
   list.addEventListener("click", (event) => {
     if (event.target.closest(".md-search-result__link")) close();
   });
