@@ -26,6 +26,7 @@ from support import MKDOCS_ENV, ROOT, Site, make_site, search_fragments
 sys.path.insert(0, str(ROOT / "hooks"))
 import build_cache  # noqa: E402
 import compute_readtime  # noqa: E402
+import post_checks  # noqa: E402
 import read_git_history  # noqa: E402
 import social_cards  # noqa: E402
 from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
@@ -212,6 +213,33 @@ def fetch(url: str) -> str | None:
             return response.read().decode()
     except OSError:
         return None
+
+
+def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(tmp_path: Path) -> None:
+    """hooks/post_checks.py keeps each body's problems with what it looked at (linked files, snippets)."""
+    docs = tmp_path / "docs"
+    (docs / "blog" / "posts").mkdir(parents=True)
+    (docs / "figure.svg").write_text("<svg/>")
+    snippet = tmp_path / "step.py"
+    snippet.write_text("# --8<-- [start:step]\nx = 1\n# --8<-- [end:step]\n")
+    body = 'Intro.\n\n<!-- more -->\n\nSee [the figure](../../figure.svg).\n\n--8<-- "step.py:step"\n'
+
+    def check() -> list[str]:
+        return [str(p) for p in post_checks.body_problems("blog/posts/a.md", body, 5, docs_dir=docs,
+                                                          snippet_bases=[tmp_path])]
+
+    assert check() == []
+    before = post_checks.reused_bodies[0]
+    assert check() == []
+    assert post_checks.reused_bodies[0] == before + 1  # reused
+    (docs / "figure.svg").unlink()
+    assert check() == ["blog/posts/a.md: line 9: the link '../../figure.svg' points to figure.svg, which does not "
+                       "exist. Accepted: a path relative to this file to a page or file under docs/"]
+    (docs / "figure.svg").write_text("<svg/>")
+    snippet.write_text("x = 1\n")
+    assert check() == ["blog/posts/a.md: line 11: the snippet 'step.py' has no section 'step'. Accepted: a "
+                       "section marked '--8<-- [start:step]' ... '--8<-- [end:step]' in that file, or the whole file"]
+    assert post_checks.reused_bodies[0] == before + 1
 
 
 @pytest.mark.slow
