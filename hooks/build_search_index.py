@@ -25,6 +25,7 @@ rebuild.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -93,6 +94,10 @@ def _warn(output: str) -> None:
             log.warning(f"Pagefind: {line.strip()}")
 
 
+def _lowest() -> None:
+    os.nice(19)
+
+
 class _Background:
     """Under `mkdocs serve`: one indexing at a time, after the rebuild, installed only if still current."""
 
@@ -127,8 +132,9 @@ class _Background:
             with self.lock:
                 if generation != self.generation:
                     return
+                # At the lowest priority: the next save's rebuild comes first.
                 self.process = subprocess.Popen(_command(site_dir, work / BUNDLE), stdout=subprocess.PIPE,
-                                                stderr=subprocess.STDOUT, text=True)
+                                                stderr=subprocess.STDOUT, text=True, preexec_fn=_lowest)
             output, _ = self.process.communicate()
             with self.lock:
                 if generation != self.generation:
