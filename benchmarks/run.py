@@ -179,7 +179,9 @@ def report(results: dict) -> str:
         "fourth post, a link to the previous post; front matter that passes hooks/post_schema.py) into a git "
         "repository with one commit per post.",
         "- **Real**: the repository's own mkdocs.yml, hooks, templates and plugins (strict, validation, feeds, "
-        "git dates, cards, redirects, search, every check), with the build cache in a folder of its own. "
+        "git dates, cards, redirects, every check), which now includes math and diagrams rendered at build time "
+        "(KaTeX in one Node process, Mermaid in Chromium, both cached) and Pagefind search (the pagefind "
+        "binary indexing the built site), with the build cache in a folder of its own. "
         "The first real build of each N starts from an empty cache (*cold*); the others reuse it, as an "
         "author's next build does.",
         "- **Bare**: Material's blog as it comes over the same posts: the `search` and `blog` plugins "

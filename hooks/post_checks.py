@@ -9,6 +9,7 @@ and what is accepted. Nothing here imports MkDocs.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import re
 import reprlib
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+import speedups
 import yaml
 from post_schema import (
     AUTHORS_FILE,
@@ -306,18 +308,50 @@ REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|#|/)", re.IGNORECASE)
 
 
+# Within one process (`mkdocs serve`), a body whose text and every file it looked at are unchanged is
+# not checked again: the key is the body and its arguments, and the answer is kept with each probe it
+# made (whether a linked or included file exists, and the text of an included file's sections), all
+# asked again, cheaply, before the answer is reused. ML_BLOG_SPEEDUPS=off turns this off.
+_probes: list[tuple[str, Path, object]] | None = None
+_bodies: dict[str, tuple[tuple[Problem, ...], tuple[tuple[str, Path, object], ...]]] = {}
+reused_bodies = [0]
+
+
+def _is_file(path: Path) -> bool:
+    found = path.is_file()
+    if _probes is not None:
+        _probes.append(("file", path, found))
+    return found
+
+
+def _read_text(path: Path) -> str:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if _probes is not None:
+        _probes.append(("text", path, hashlib.sha256(text.encode()).hexdigest()))
+    return text
+
+
+def _probe_holds(kind: str, path: Path, seen: object) -> bool:
+    if kind == "file":
+        return path.is_file() == seen
+    try:
+        return hashlib.sha256(path.read_text(encoding="utf-8", errors="replace").encode()).hexdigest() == seen
+    except OSError:
+        return False
+
+
 def _snippet_problems(rel: str, lineno: int, spec: str, bases: Sequence[Path]) -> list[Problem]:
     if "://" in spec:
         return []
     m = SNIPPET_SPEC_RE.match(spec.strip())
     path, section = (m.group(1), m.group(3)) if m else (spec, None)
-    target = next((b / path for b in bases if (b / path).is_file()), None)
+    target = next((b / path for b in bases if _is_file(b / path)), None)
     if target is None:
         return [Problem(rel, f"line {lineno}", f"the snippet '{path}' does not exist. Accepted: a file "
                         "path relative to the repository root (pymdownx.snippets base_path), e.g. "
                         "examples/<post>/<file>.py")]
     if section:
-        text = target.read_text(encoding="utf-8", errors="replace")
+        text = _read_text(target)
         if not re.search(rf"-+8<-+\s+\[\s*start\s*:\s*{re.escape(section)}\s*\]", text):
             return [Problem(rel, f"line {lineno}", f"the snippet '{path}' has no section '{section}'. "
                             f"Accepted: a section marked '--8<-- [start:{section}]' ... "
@@ -336,7 +370,7 @@ def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> l
         if not path:
             continue
         resolved = (docs_dir / rel).parent / path
-        if not resolved.is_file():
+        if not _is_file(resolved):
             problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' points to "
                                     f"{Path(os.path.relpath(resolved, docs_dir)).as_posix()}, "
                                     "which does not exist. Accepted: a path relative to this file to a "
@@ -347,6 +381,28 @@ def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> l
 def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None = None,
                   snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
     """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
+    global _probes
+    if not speedups.enabled():
+        return _body_problems(rel, body, first_line, docs_dir=docs_dir, snippet_bases=snippet_bases,
+                              is_post=is_post)
+    key = hashlib.sha256("\0".join((rel, str(first_line), str(docs_dir), repr([str(b) for b in snippet_bases]),
+                                     str(is_post), body)).encode()).hexdigest()
+    kept = _bodies.get(key)
+    if kept is not None and all(_probe_holds(*probe) for probe in kept[1]):
+        reused_bodies[0] += 1
+        return list(kept[0])
+    _probes = []
+    try:
+        problems = _body_problems(rel, body, first_line, docs_dir=docs_dir, snippet_bases=snippet_bases,
+                                  is_post=is_post)
+        _bodies[key] = (tuple(problems), tuple(_probes))
+    finally:
+        _probes = None
+    return problems
+
+
+def _body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None,
+                   snippet_bases: Sequence[Path], is_post: bool) -> list[Problem]:
     problems: list[Problem] = []
     in_fence = None
     in_snippet_block = False

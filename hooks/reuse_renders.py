@@ -1,23 +1,19 @@
-"""Within one process, convert a page's Markdown (and index it for search) only when its inputs change.
+"""Within one process, convert a page's Markdown only when its inputs change.
 
 `mkdocs serve` rebuilds the whole site on every save, and most of a rebuild is converting every
-page's Markdown to HTML (Pygments on every code block) and parsing every page's HTML again for the
-search index, although one post changed. Hook modules stay loaded between rebuilds, so this one
-keeps, per page, the last result of each step with the key of everything that decided it, and a
-rebuild reuses a result whose key is unchanged:
+page's Markdown to HTML (Pygments on every code block), although one post changed. Hook modules
+stay loaded between rebuilds, so this one keeps, per page, the last conversion with the key of
+everything that decided it, and a rebuild reuses a conversion whose key is unchanged.
 
-* **Markdown to HTML** (``Page.render``, replaced on each page object, never on the class). The key
-  is the page's final Markdown (after every ``on_page_markdown``), its source, destination and URL,
-  the Markdown extensions and their options, the site's URL, directory-URL and validation settings,
-  the set of files with their URLs (links resolve against it, so adding, moving or deleting any
-  file re-converts every page once), and the contents of every file the page includes with
-  ``--8<--`` (and of the snippets extension's ``auto_append`` files). A page that includes a file
-  which itself includes files, or whose conversion logged anything (a warning that ``--strict``
-  counts must be logged again), is never reused. Reused: the HTML, the table of contents (a copy),
-  the title from the first heading and the anchors MkDocs validates links against.
-* **Search entries** (Material's ``SearchIndex.add_entry_from_context``, wrapped on this build's
-  index object). The key is the page's final HTML, URL, title, table of contents, its ``tags`` and
-  ``search`` front matter and the search plugin's options. Reused: copies of the entries.
+The conversion is ``Page.render``, replaced on each page object, never on the class. The key is the
+page's final Markdown (after every ``on_page_markdown``), its source, destination and URL, the
+Markdown extensions and their options, the site's URL, directory-URL and validation settings, the
+set of files with their URLs (links resolve against it, so adding, moving or deleting any file re-
+converts every page once), and the contents of every file the page includes with ``--8<--`` (and of
+the snippets extension's ``auto_append`` files). A page that includes a file which itself includes
+files, or whose conversion logged anything (a warning that ``--strict`` counts must be logged
+again), is never reused. Reused: the HTML, the table of contents (a copy), the title from the first
+heading and the anchors MkDocs validates links against.
 
 Everything after (templates, listings, feeds, the sitemap, every check) runs on every build, so a
 listing, feed or series box is always built from this build's records. A plain ``mkdocs build``
@@ -41,23 +37,21 @@ from mkdocs.structure.pages import Page
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
-    from mkdocs.structure.nav import Navigation
 
 log = get_plugin_logger("reuse_renders")
 
 SNIPPET = re.compile(r"--8<--")
 SNIPPET_NAME = re.compile(r"""(?:^|\s)--8<--\s+(["'])(.+?)\1|^\s*([^\s"';][^\s"']*)\s*$""", re.MULTILINE)
 
-# src_uri -> (key, state): the last conversion of each page, and the last search entries.
+# src_uri -> (key, state): the last conversion of each page.
 _renders: dict[str, tuple[str, dict[str, Any]]] = {}
-_entries: dict[str, tuple[str, list[dict[str, Any]]]] = {}
 _build: dict[str, Any] = {}
-reused = {"renders": 0, "entries": 0}
+reused = {"renders": 0}
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     _build.clear()
-    reused.update(renders=0, entries=0)
+    reused.update(renders=0)
     return config
 
 
@@ -187,39 +181,5 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
     return markdown
 
 
-def _toc_part(toc: Any) -> str:
-    return repr([(item.id, item.url, item.title, item.level, _toc_part(item.children)) for item in toc])
-
-
-def _remembering_index(index: Any) -> Any:
-    original = index.add_entry_from_context
-    options = repr(sorted(index.config.items(), key=lambda item: item[0]))
-
-    def add_entry_from_context(page: Page) -> None:
-        key = build_cache.key(page.content or "", page.url, str(page.title), repr(page.meta.get("title")),
-                              repr(page.meta.get("tags")), repr(page.meta.get("search")), _toc_part(page.toc),
-                              options)
-        kept = _entries.get(page.file.src_uri)
-        if kept is not None and kept[0] == key:
-            index.entries.extend(copy.deepcopy(kept[1]))
-            reused["entries"] += 1
-            return
-        before = len(index.entries)
-        original(page)
-        _entries[page.file.src_uri] = (key, copy.deepcopy(index.entries[before:]))
-
-    return add_entry_from_context
-
-
-@event_priority(10)  # before Material's search plugin indexes the page (priority 0)
-def on_page_context(context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
-                    ) -> dict[str, Any]:
-    search = config.plugins.get("material/search") or config.plugins.get("search")
-    index = getattr(search, "search_index", None)
-    if index is not None and speedups.enabled() and "add_entry_from_context" not in vars(index):
-        index.add_entry_from_context = _remembering_index(index)
-    return context
-
-
 def on_post_build(config: MkDocsConfig) -> None:
-    log.debug("reused %d conversions and %d search entries", reused["renders"], reused["entries"])
+    log.debug("reused %d conversions", reused["renders"])

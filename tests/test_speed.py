@@ -21,11 +21,12 @@ from pathlib import Path
 
 import pytest
 from reader_fixtures import write_reader_posts
-from support import MKDOCS_ENV, ROOT, Site, make_site
+from support import MKDOCS_ENV, ROOT, Site, make_site, search_fragments
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import build_cache  # noqa: E402
 import compute_readtime  # noqa: E402
+import post_checks  # noqa: E402
 import read_git_history  # noqa: E402
 import social_cards  # noqa: E402
 from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
@@ -214,6 +215,33 @@ def fetch(url: str) -> str | None:
         return None
 
 
+def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(tmp_path: Path) -> None:
+    """hooks/post_checks.py keeps each body's problems with what it looked at (linked files, snippets)."""
+    docs = tmp_path / "docs"
+    (docs / "blog" / "posts").mkdir(parents=True)
+    (docs / "figure.svg").write_text("<svg/>")
+    snippet = tmp_path / "step.py"
+    snippet.write_text("# --8<-- [start:step]\nx = 1\n# --8<-- [end:step]\n")
+    body = 'Intro.\n\n<!-- more -->\n\nSee [the figure](../../figure.svg).\n\n--8<-- "step.py:step"\n'
+
+    def check() -> list[str]:
+        return [str(p) for p in post_checks.body_problems("blog/posts/a.md", body, 5, docs_dir=docs,
+                                                          snippet_bases=[tmp_path])]
+
+    assert check() == []
+    before = post_checks.reused_bodies[0]
+    assert check() == []
+    assert post_checks.reused_bodies[0] == before + 1  # reused
+    (docs / "figure.svg").unlink()
+    assert check() == ["blog/posts/a.md: line 9: the link '../../figure.svg' points to figure.svg, which does not "
+                       "exist. Accepted: a path relative to this file to a page or file under docs/"]
+    (docs / "figure.svg").write_text("<svg/>")
+    snippet.write_text("x = 1\n")
+    assert check() == ["blog/posts/a.md: line 11: the snippet 'step.py' has no section 'step'. Accepted: a "
+                       "section marked '--8<-- [start:step]' ... '--8<-- [end:step]' in that file, or the whole file"]
+    assert post_checks.reused_bodies[0] == before + 1
+
+
 @pytest.mark.slow
 def test_serve_is_never_stale(tmp_path: Path) -> None:
     """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
@@ -223,12 +251,14 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
     write_reader_posts(site)
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
+    served = tmp_path / "tmp"  # mkdocs serve builds into a temporary folder: the one mkdocs_* in here
+    served.mkdir()
     log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-v", "-f", str(site.root / "mkdocs.yml"),
          "--dev-addr", f"127.0.0.1:{port}", "--livereload"],
-        cwd=tmp_path, env={**MKDOCS_ENV, "ML_BLOG_BUILD_CACHE": str(tmp_path / "cache")}, stdout=log,
-        stderr=subprocess.STDOUT)
+        cwd=tmp_path, env={**MKDOCS_ENV, "ML_BLOG_BUILD_CACHE": str(tmp_path / "cache"), "TMPDIR": str(served)},
+        stdout=log, stderr=subprocess.STDOUT)
 
     def wait_for(path: str, check: object, what: str) -> str:
         deadline = time.monotonic() + 120
@@ -239,6 +269,12 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
             assert server.poll() is None, (tmp_path / "serve.log").read_text()[-4000:]
             time.sleep(0.2)
         raise AssertionError(f"{what}: not served within 120 s\n" + (tmp_path / "serve.log").read_text()[-3000:])
+
+    def search_titles() -> list[object]:
+        try:
+            return [f["meta"]["title"] for f in search_fragments(next(served.glob("mkdocs_*")))]
+        except (OSError, StopIteration, ValueError):  # the index is being swapped in
+            return []
 
     posts = site.docs / "blog" / "posts"
     one, two = posts / "series-1.md", posts / "series-2.md"
@@ -257,6 +293,11 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
         for path in ("feed_rss_created.xml", "feed_json_created.json", two_url, "blog/category/torchcompile/"):
             wait_for(path, lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
                      f"title in {path}")
+        # Search (indexed in the background after the rebuild, hooks/build_search_index.py) finds it too.
+        deadline = time.monotonic() + 120
+        while not ("Compilers, renamed" in search_titles() and "Compilers, part one" not in search_titles()):
+            assert time.monotonic() < deadline, f"search titles after the rename: {search_titles()}"
+            time.sleep(0.2)
         # A changed category moves the post from one category page to the other.
         two.write_text(two.read_text().replace("categories: [torch.compile]", "categories: [Kernel]"))
         wait_for("blog/category/kernel/", lambda page: "Compilers, part two" in page, "post in its new category")
@@ -267,6 +308,10 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
         for path in ("blog/", "blog/category/kernel/", "blog/archive/2025/", "feed_rss_created.xml", one_url):
             wait_for(path, lambda page: "Compilers, part two" not in page, f"deleted post gone from {path}")
         assert fetch(base + two_url) is None
+        deadline = time.monotonic() + 120
+        while not ("Compilers, renamed" in search_titles() and "Compilers, part two" not in search_titles()):
+            assert time.monotonic() < deadline, f"search titles after the deletion: {search_titles()}"
+            time.sleep(0.2)
     finally:
         server.terminate()
         server.wait(timeout=60)
