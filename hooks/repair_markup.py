@@ -37,6 +37,11 @@ TOGGLE_FIRST_RE = re.compile(r'(<input\b[^<>]*?)\s+autocomplete="off"([^<>]*\bty
 EMPTY_TABINDEX_RE = re.compile(r'(<label\b[^<>]*?)\s+tabindex=""')
 TOC_LABEL_RE = re.compile(r'(<label\b[^<>]*?)\s+for="__toc"')
 MARKDOWN_ATTR_RE = re.compile(r'(<[a-zA-Z][\w-]*\b[^<>]*?)\s+markdown="[^"<>]*"')
+# Mermaid's sequence diagrams (inlined at build by hooks/render_diagrams.py) tag actor boxes and
+# lifelines with `name`, and message paths with line coordinates: not SVG attributes on those
+# elements, and nothing reads them once the SVG is drawn.
+SVG_NAME_RE = re.compile(r'(<(?:rect|line)\b[^<>]*?)\s+name="[^"<>]*"')
+SVG_PATH_COORD_RE = re.compile(r'(<path\b[^<>]*?)\s+[xy][12]="[^"<>]*"')
 
 
 def repair(html: str) -> str:
@@ -44,6 +49,10 @@ def repair(html: str) -> str:
     html = EMPTY_TABINDEX_RE.sub(r"\1", html)
     if 'id="__toc"' not in html:
         html = TOC_LABEL_RE.sub(r"\1", html)
+    if "<svg" in html:
+        html = SVG_NAME_RE.sub(r"\1", html)
+        for _ in range(4):  # x1, y1, x2, y2 on one element: one per pass
+            html = SVG_PATH_COORD_RE.sub(r"\1", html)
     return MARKDOWN_ATTR_RE.sub(r"\1", html)
 
 

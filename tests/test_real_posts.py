@@ -27,7 +27,7 @@ def post_url(path: Path) -> str:
 
 
 def main_content(html: str) -> str:
-    start = html.index('<article class="md-content__inner md-typeset">')
+    start = re.search(r'<article class="md-content__inner md-typeset"[^>]*>', html).start()
     return html[start: html.index("</article>", start)]
 
 
