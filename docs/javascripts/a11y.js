@@ -11,9 +11,11 @@
   let queued = false;
   function label() {
     queued = false;
-    // Reads: which boxes scroll sideways (scrollWidth first: it rules out nearly all of them).
+    // Reads: which boxes scroll sideways (scrollWidth first: it rules out nearly all of them). Prose
+    // chunks hold nothing that scrolls (hooks/skip_offscreen_layout.py), and measuring inside one
+    // the browser is skipping would force it to lay the chunk out.
     const scrolling = [];
-    document.querySelectorAll("article div").forEach((box) => {
+    document.querySelectorAll("article div:not(.offscreen-chunk, .offscreen-chunk div)").forEach((box) => {
       if (box.scrollWidth <= box.clientWidth + 1) return;
       const overflow = getComputedStyle(box).overflowX;
       if (overflow === "auto" || overflow === "scroll") scrolling.push(box);

@@ -1,0 +1,171 @@
+"""hooks/skip_offscreen_layout.py: long posts lay out only what is on screen, and look the same.
+
+The hook's rules are checked on fragments; the real posts in headless Chromium at phone width: the
+chunks far down are skipped at load, no script (Material's, ours) asks anything inside a skipped
+chunk for a size (which would force the browser to lay it out after all), they are drawn once the
+reader scrolls to them, and every block sits exactly where it would without the chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browser import new_page, serve
+from playwright.sync_api import Browser
+from skip_offscreen_layout import MIN_CHARS, estimated_lines, top_level_blocks, wrap_chunks
+from support import Site
+
+PROSE = "<p>" + "A sentence about warps and tiles. " * 30 + "</p>\n"
+LONG = PROSE * 3  # longer than MIN_CHARS
+assert len(LONG) > MIN_CHARS > len(PROSE)
+
+UNWRAP = re.compile(r'<div class="offscreen-chunk" style="--chunk-lines:\d+">|<div class="table-host">')
+
+
+def unwrapped(html: str) -> str:
+    """`html` with the hook's wrappers taken out again (each opening tag and its matching </div>)."""
+    out, depth_stack = [], []
+    for token in re.split(r'(<div\b[^>]*>|</div>)', html):
+        if UNWRAP.fullmatch(token):
+            depth_stack.append(True)
+        elif token.startswith("<div"):
+            depth_stack.append(False)
+            out.append(token)
+        elif token == "</div>":
+            if not depth_stack.pop():
+                out.append(token)
+        else:
+            out.append(token)
+    return "".join(out)
+
+
+def test_only_long_runs_of_plain_prose_are_wrapped() -> None:
+    intro = PROSE * 4  # about the first three phone screens: never wrapped
+    fragment = (
+        intro + '<h2 id="a">A</h2>\n' + LONG
+        + '<div class="highlight"><pre><code>x = 1\n</code></pre></div>\n' + PROSE
+        + '<h2 id="b">B</h2>\n' + LONG
+        + "<table><tr><td>1</td></tr></table>\n" + LONG
+        + '<figure class="fig"><svg viewBox="0 0 10 10"><path d="M0 0"/></svg></figure>\n'
+        + '<div class="arithmatex"><span class="katex-display">x</span></div>\n'
+        + '<div class="admonition note"><p>See</p><pre><code>y</code></pre></div>\n' + LONG
+    )
+    out = wrap_chunks(fragment)
+    assert unwrapped(out) == fragment  # nothing lost, nothing moved
+    assert out.count('class="offscreen-chunk"') == 4  # the four long runs; the lone short one stays
+    assert out.count('<div class="table-host"><table>') == 1
+    for part in re.split(r'<div class="offscreen-chunk"', out)[1:]:
+        inside = part[: part.index("</div>")]
+        assert not re.search(r"<h2|<pre|<table|<figure|arithmatex", inside), inside[:200]
+    # The short run between the code block and the heading is not in a chunk, nor is the opening.
+    assert re.search(r"</pre></div>\n<p>", out)
+    assert out.startswith(intro + '<h2 id="a">A</h2>\n<div class="offscreen-chunk"')
+
+
+def test_a_page_whose_nesting_does_not_add_up_is_left_as_it_is() -> None:
+    broken = LONG + "<div><p>unclosed</div>\n" + LONG
+    assert top_level_blocks(broken) is None
+    assert wrap_chunks(broken) == broken
+    assert wrap_chunks("") == ""
+
+
+def test_height_estimate_counts_text_not_the_mathml_twin() -> None:
+    plain = "<p>" + "x" * 700 + "</p>"
+    mathml = "<math><semantics><annotation>" + "y" * 5000 + "</annotation></semantics></math>"
+    with_math = "<p>" + "x" * 700 + f'<span class="katex">{mathml}</span></p>'
+    assert estimated_lines(plain) == estimated_lines(with_math) == 11  # 700 / 70 + one block
+
+
+# --- the real posts in Chromium ------------------------------------------------------------------
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+
+# Records every read of a size or position of an element inside a prose chunk the browser is
+# skipping. (Code blocks are skipped on their own, and Material measures each once on purpose:
+# site.css.)
+WATCH_FORCED_LAYOUT = """
+window.__forced = [];
+(() => {
+  const note = (el, what) => {
+    try {
+      if (el.isConnected && el.closest('.offscreen-chunk') && el.checkVisibility()
+          && !el.checkVisibility({contentVisibilityAuto: true}))
+        window.__forced.push(what + ' of ' + el.tagName + ': '
+                             + ((new Error().stack || '').split('\\n')[3] || '').trim());
+    } catch (e) {}
+  };
+  const props = {HTMLElement: ['offsetWidth', 'offsetHeight', 'offsetTop', 'offsetLeft'],
+                 Element: ['clientWidth', 'clientHeight', 'scrollWidth', 'scrollHeight', 'scrollTop']};
+  for (const [cls, names] of Object.entries(props)) for (const name of names) {
+    const proto = window[cls].prototype, desc = Object.getOwnPropertyDescriptor(proto, name);
+    Object.defineProperty(proto, name, {get() { note(this, name); return desc.get.call(this); },
+                                        set: desc.set, configurable: true});
+  }
+  for (const name of ['getBoundingClientRect', 'getClientRects']) {
+    const f = Element.prototype[name];
+    Element.prototype[name] = function () { note(this, name); return f.apply(this, arguments); };
+  }
+})();
+"""
+
+SKIPPED = """[...document.querySelectorAll('.offscreen-chunk')]
+  .map(c => !c.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""
+
+# Top of every block in the article, in page coordinates.
+POSITIONS = """() => [...document.querySelectorAll('article > *, .offscreen-chunk > *, .table-host > *')]
+  .filter(el => !el.matches('.offscreen-chunk, .table-host'))
+  .map(el => Math.round(el.getBoundingClientRect().top + scrollY))"""
+
+
+def post_paths(site_dir: Path) -> list[str]:
+    return sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/" for p in site_dir.glob("blog/20*/*/*/*/index.html"))
+
+
+@pytest.fixture(scope="module")
+def real_url(real_site: Site) -> Iterator[str]:
+    with serve(real_site.site_dir, compress=True) as url:
+        yield url
+
+
+@pytest.mark.browser
+def test_long_posts_skip_what_is_off_screen_and_no_script_forces_it(
+        browser: Browser, real_site: Site, real_url: str) -> None:
+    paths = post_paths(real_site.site_dir)
+    assert len(paths) >= 10
+    for path in paths:
+        page, rec = new_page(browser, real_url, **PHONE)
+        page.add_init_script(WATCH_FORCED_LAYOUT)
+        page.goto(real_url + path, wait_until="load")
+        page.wait_for_timeout(600)  # fonts, figures and Material's components settle
+        skipped = page.evaluate(SKIPPED)
+        assert len(skipped) >= 5, f"{path}: {len(skipped)} chunks"
+        assert sum(skipped) >= len(skipped) - 2, f"{path}: chunks far down are laid out at load: {skipped}"
+        assert page.evaluate("window.__forced") == [], path
+        # Scrolled to, a chunk is drawn.
+        page.locator(".offscreen-chunk").last.scroll_into_view_if_needed()
+        page.wait_for_timeout(200)
+        assert page.evaluate(SKIPPED)[-1] is False, path
+        assert rec.errors == [], path
+        page.context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_block_sits_where_it_would_without_the_chunks(
+        browser: Browser, real_site: Site, real_url: str, width: int) -> None:
+    page, _ = new_page(browser, real_url, viewport={"width": width, "height": 900})
+    for path in post_paths(real_site.site_dir):
+        page.goto(real_url + path, wait_until="load")
+        page.evaluate("document.fonts.ready")
+        page.add_style_tag(content=".offscreen-chunk { content-visibility: visible !important; }")
+        with_chunks = page.evaluate(POSITIONS)
+        page.evaluate("document.querySelectorAll('.offscreen-chunk, .table-host')"
+                      ".forEach(w => w.replaceWith(...w.childNodes))")
+        without = page.evaluate(POSITIONS)
+        assert len(with_chunks) == len(without) > 50, path
+        moved = [(i, a, b) for i, (a, b) in enumerate(zip(with_chunks, without, strict=True)) if abs(a - b) > 1]
+        assert moved == [], (path, moved[:5])
+    page.context.close()

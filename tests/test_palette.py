@@ -1,0 +1,88 @@
+"""The palette toggle (overrides/partials/palette.html, partials/javascripts/palette.html).
+
+Material's palette component re-applied the reader's palette after every page load, and each time
+the browser restyled the whole page twice. The site's own script sets the palette while the header
+is parsed, before any content, and changes it only when the reader picks another one or the system
+setting it follows changes. It keeps Material's look, keyboard use and stored choice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from browser import new_page, scheme, serve
+from playwright.sync_api import Browser, Page
+from support import Site
+
+pytestmark = pytest.mark.browser
+POST = "/blog/2025/08/07/compilers-one/"
+
+# Every change to the body's palette attributes, with whether the article had been parsed yet.
+WATCH_PALETTE = """
+window.__paletteChanges = [];
+new MutationObserver(records => {
+  for (const r of records) if (r.target === document.body && r.attributeName.startsWith('data-md-color'))
+    window.__paletteChanges.push({name: r.attributeName, afterContent: !!document.querySelector('article')});
+}).observe(document, {subtree: true, attributes: true});
+"""
+
+
+@pytest.fixture(scope="module")
+def base_url(reader_site: Site) -> Iterator[str]:
+    with serve(reader_site.site_dir) as url:
+        yield url
+
+
+def visible_toggle(page: Page) -> str:
+    return page.locator("form[data-site-palette] label:visible").get_attribute("title") or ""
+
+
+@pytest.mark.parametrize(("system", "stored", "wanted"), [
+    ("light", None, "default"), ("dark", None, "slate"),   # nothing chosen: follow the system
+    ("light", 2, "slate"), ("dark", 1, "default"),         # a stored choice wins over the system
+])
+def test_the_palette_is_set_before_the_content_and_not_again(
+        browser: Browser, base_url: str, system: str, stored: int | None, wanted: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme=system)
+    if stored is not None:
+        page.goto(base_url + POST)
+        page.evaluate(f"__md_set('__palette', {{index: {stored}, color: {{}}}})")
+    page.add_init_script(WATCH_PALETTE)
+    page.goto(base_url + POST, wait_until="load")
+    page.wait_for_timeout(300)
+    assert scheme(page) == wanted
+    changes = page.evaluate("window.__paletteChanges")
+    assert all(not c["afterContent"] for c in changes), changes
+    # The toggle shows the option in use, and the browser's theme colour is the header's.
+    assert page.locator("form[data-site-palette] label:visible").count() == 1
+    header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    rgb = [int(x) for x in header[header.index("(") + 1:header.index(")")].split(",")[:3]]
+    theme = page.evaluate("document.querySelector('meta[name=theme-color]').content")
+    assert theme == "#" + "".join(f"{c:02x}" for c in rgb)
+    assert rec.errors == []
+    page.context.close()
+
+
+def test_the_toggle_cycles_persists_and_works_by_keyboard(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url, color_scheme="dark")
+    page.goto(base_url + POST, wait_until="load")
+    assert (scheme(page), visible_toggle(page)) == ("slate", "Switch to light mode")  # auto, dark system
+    page.locator("form[data-site-palette] label:visible").click()
+    assert (scheme(page), visible_toggle(page)) == ("default", "Switch to dark mode")
+    page.reload(wait_until="load")
+    assert (scheme(page), visible_toggle(page)) == ("default", "Switch to dark mode")  # stored
+    assert page.evaluate("document.body.hasAttribute('data-md-color-switching')") is False
+    # Keyboard: the checked option takes focus, Enter moves to the next one.
+    page.locator("form[data-site-palette] input:checked").focus()
+    page.keyboard.press("Enter")
+    assert (scheme(page), visible_toggle(page)) == ("slate", "Switch to system preference")
+    assert page.evaluate("document.activeElement.id") == "__palette_2"
+    page.keyboard.press("Enter")
+    assert visible_toggle(page) == "Switch to light mode"  # back to following the system
+    # Following the system: a change of the system setting is followed at once.
+    page.emulate_media(color_scheme="light")
+    page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
+    assert page.evaluate("__md_get('__palette').index") == 0
+    assert rec.errors == []
+    page.context.close()
