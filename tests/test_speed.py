@@ -5,6 +5,10 @@
 * hooks/defer_excerpts.py: listings convert no excerpt unless a template prints one, and one that
   does gets Material's own output;
 * hooks/social_cards.py and hooks/compute_readtime.py read their results from the build cache;
+* hooks/cache_templates.py loads compiled templates from the build cache, compiles an edited one
+  afresh, and never keeps one whose compiled code holds the result of a filter other than Jinja's;
+* hooks/repair_markup.py's repairs, run only around the attributes they remove, give the page that
+  running each pattern over the whole page gives;
 * the fixture site built with every shortcut (cold and warm cache) is byte-identical to the one
   built with ML_BLOG_BUILD_CACHE=off and ML_BLOG_SPEEDUPS=off, git dates included.
 """
@@ -19,15 +23,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jinja2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reader_fixtures import write_reader_posts
 from support import MKDOCS_ENV, ROOT, Site, make_site, search_fragments
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import build_cache  # noqa: E402
+import cache_templates  # noqa: E402
 import compute_readtime  # noqa: E402
 import post_checks  # noqa: E402
 import read_git_history  # noqa: E402
+import repair_markup  # noqa: E402
 import social_cards  # noqa: E402
 from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
 
@@ -106,6 +115,91 @@ def test_readtime_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.Monke
     name = build_cache.key(html, compute_readtime.COUNTER_VERSION, str(compute_readtime.WORDS_PER_MINUTE))
     compute_readtime._cache.put(name, b"42")
     assert compute_readtime.cached_minutes(html) == 42
+
+
+def template_environment(folder: Path, **filters: object) -> jinja2.Environment:
+    """A fresh environment, as MkDocs makes one per build, with the hook's cache in it."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), auto_reload=False)
+    env.filters.update(filters)
+    env.bytecode_cache = cache_templates.TemplateCache(folder)
+    return env
+
+
+def test_templates_come_from_the_cache_until_they_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(build_cache.ENVIRONMENT, str(tmp_path / "cache"))
+    (tmp_path / "base.html").write_text("<p>{% block body %}{% endblock %}</p>")
+    page = tmp_path / "page.html"
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | upper }} one{% endblock %}')
+
+    def render(**filters: object) -> tuple[str, dict[str, int]]:
+        cache_templates.counts.update(loaded=0, compiled=0, not_kept=0)
+        html = template_environment(tmp_path, **filters).get_template("page.html").render(title="t")
+        return html, dict(cache_templates.counts)
+
+    assert render() == ("<p>T one</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    assert render() == ("<p>T one</p>", {"loaded": 2, "compiled": 0, "not_kept": 0})  # the next build
+    page.write_text(page.read_text().replace("one", "two"))
+    assert render() == ("<p>T two</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})  # the edit shows
+    # A filter that is not Jinja's, on a literal, runs when the template compiles: never kept.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ "x" | mark }}{% endblock %}')
+    # (A new filter is a new environment key: base.html is compiled again once too.)
+    assert render(mark=lambda v: v + "1") == ("<p>x1</p>", {"loaded": 0, "compiled": 2, "not_kept": 1})
+    assert render(mark=lambda v: v + "2") == ("<p>x2</p>", {"loaded": 1, "compiled": 1, "not_kept": 1})
+    # How a filter is passed its arguments is written into the code: a different filter, a new key.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | mark }}{% endblock %}')
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})
+    assert render(mark=jinja2.pass_context(lambda c, v: v + "?")) == (
+        "<p>t?</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    monkeypatch.setenv(build_cache.ENVIRONMENT, "off")
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+
+
+def test_environment_key_covers_compile_options() -> None:
+    def key(**options: object) -> str:
+        env = jinja2.Environment(**options)  # type: ignore[arg-type]
+        return cache_templates.environment_key(env)
+
+    base = key()
+    assert key() == base
+    assert len({base, key(trim_blocks=True), key(optimized=False), key(extensions=["jinja2.ext.i18n"]),
+                key(variable_start_string="[[")}) == 5
+    env = jinja2.Environment()
+    env.filters["extra"] = str
+    assert cache_templates.environment_key(env) != base
+
+
+# Pieces that make the attributes repair_markup removes, and near misses, in every arrangement.
+MARKUP = st.lists(st.sampled_from([
+    "<input", "<label", "<figure", "<div", "<rect", "<line", "<path", "<svg>", "<", ">", " ", "\n", "a", '"',
+    ' type="checkbox"', ' type="radio"', ' type="text"', ' autocomplete="off"', ' tabindex=""', ' for="__toc"',
+    ' id="__toc"', ' markdown="1"', ' markdown="span"', ' name="n"', ' x1="0"', ' y2="4"', ' d="M0"', "markdown=",
+]), max_size=40).map("".join)
+
+
+def repaired_everywhere(html: str) -> str:
+    """What repair_markup.repair did before it looked only around its attributes."""
+    html = repair_markup.TOGGLE_FIRST_RE.sub(r"\1\2", repair_markup.TOGGLE_RE.sub(r"\1\2", html))
+    html = repair_markup.EMPTY_TABINDEX_RE.sub(r"\1", html)
+    if 'id="__toc"' not in html:
+        html = repair_markup.TOC_LABEL_RE.sub(r"\1", html)
+    if "<svg" in html:
+        html = repair_markup.SVG_NAME_RE.sub(r"\1", html)
+        for _ in range(4):
+            html = repair_markup.SVG_PATH_COORD_RE.sub(r"\1", html)
+    return repair_markup.MARKDOWN_ATTR_RE.sub(r"\1", html)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=1000)
+@given(html=MARKUP)
+def test_repairs_near_their_attributes_are_repairs_everywhere(html: str) -> None:
+    assert repair_markup.repair(html) == repaired_everywhere(html)
+
+
+def test_repairs_still_repair() -> None:
+    page = ('<svg><path d="M0" x1="0" y1="1"/></svg><label class="l" tabindex="">x</label>'
+            '<input type="checkbox" autocomplete="off" id="__drawer"><figure class="f" markdown="0">')
+    assert repair_markup.repair(page) == ('<svg><path d="M0"/></svg><label class="l">x</label>'
+                                          '<input type="checkbox" id="__drawer"><figure class="f">')
 
 
 def counting_git(folder: Path, log: Path) -> dict[str, str]:
