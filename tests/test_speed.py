@@ -277,8 +277,10 @@ def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
     pages = len(list(site.docs.rglob("*.md")))
     assert len(fast_logs) <= 4, fast_logs
     assert len(slow_logs) >= pages, slow_logs
-    # The listings converted no excerpt (none is printed), in either cache state.
-    assert "listings converted 0 excerpts" in cold and "listings converted 0 excerpts" in warm
+    # The listings converted no excerpt (none is printed), in either cache state, so no excerpt
+    # parser was built either.
+    assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", cold)
+    assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", warm)
     # The cold build compiled every template and kept it; the warm one compiled none.
     assert re.search(r"templates: 0 loaded from the cache, [1-9]\d* compiled \(0 of them not kept\)", cold)
     assert re.search(r"templates: [1-9]\d* loaded from the cache, 0 compiled", warm)
@@ -295,8 +297,10 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
     assert differing(tmp_path / "fast", tmp_path / "slow") == []
     front = (tmp_path / "fast" / "blog" / "index.html").read_text()
     assert front.count('<div class="excerpt">') >= 3 and "Compilers, part one" in front
-    converted = int(re.search(r"listings converted (\d+) excerpts", fast).group(1))
+    converted, parsers, created = map(int, re.search(
+        r"listings converted (\d+) excerpts \(parsers: (\d+) of (\d+) built\)", fast).groups())
     assert converted >= front.count('<div class="excerpt">')
+    assert 3 <= parsers <= min(converted, created)  # built when its excerpt is first converted
 
 
 def free_port() -> int:
