@@ -348,6 +348,26 @@ def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(t
     assert post_checks.reused_bodies[0] == before + 1
 
 
+def test_front_matter_is_parsed_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hooks/post_checks.py keeps each front matter's mapping and problems by its text."""
+    text = post_checks.split_front_matter("---\ntitle: A\ntitle: B\ndate: 2025-02-30\ntags: [x]\n---\nBody.\n")
+    first = post_checks.parse_front_matter("blog/posts/a.md", text)
+    before = post_checks.reused_front_matters[0]
+    first[0]["tags"].append("changed by a caller")
+    again = post_checks.parse_front_matter("blog/posts/a.md", text)
+    assert post_checks.reused_front_matters[0] == before + 1
+    assert again[0] == {"title": "B", "date": "2025-02-30", "tags": ["x"]} and again[1] == first[1]
+    assert [str(p) for p in again[1]] == ["blog/posts/a.md: field 'title': is given twice (lines 2 and 3); YAML "
+                                         "would keep the last one silently. Accepted: each key once"]
+    other = post_checks.parse_front_matter("blog/posts/b.md", text)  # problems name their file
+    assert post_checks.reused_front_matters[0] == before + 1 and str(other[1][0]).startswith("blog/posts/b.md")
+    changed = post_checks.split_front_matter("---\ntitle: C\n---\nBody.\n")
+    assert post_checks.parse_front_matter("blog/posts/a.md", changed) == ({"title": "C"}, [])
+    monkeypatch.setenv("ML_BLOG_SPEEDUPS", "off")
+    post_checks.parse_front_matter("blog/posts/a.md", text)
+    assert post_checks.reused_front_matters[0] == before + 1
+
+
 @pytest.mark.slow
 def test_serve_is_never_stale(tmp_path: Path) -> None:
     """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
