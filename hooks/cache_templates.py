@@ -2,9 +2,11 @@
 
 MkDocs makes a new Jinja environment for every build, and so for every rebuild under `mkdocs
 serve`: each compiled Material's base.html, its partials and our overrides again from source
-(about 60 templates, a second of a profiled serve rebuild at 100 posts). Jinja can take compiled
-templates from a bytecode cache; this hook gives each build's environment one that keeps them in
-the build cache (hooks/build_cache.py, kind ``templates``).
+(about 60 templates, a second of a profiled serve rebuild at 100 posts), and Material's blog
+plugin compiles its translation templates three more times in environments of its own. Jinja can
+take compiled templates from a bytecode cache; this hook gives every environment the theme makes
+(``theme.get_env``) one that keeps them in the build cache (hooks/build_cache.py, kind
+``templates``).
 
 An entry's key is everything that decides the compiled code: the template's source, name and file;
 Jinja's, MarkupSafe's and Python's versions; the environment's syntax and compile options, its
@@ -32,12 +34,11 @@ from jinja2.bccache import Bucket, BytecodeCache
 from jinja2.filters import FILTERS
 from jinja2.tests import TESTS
 from jinja2.utils import _PassArg
-from mkdocs.plugins import event_priority, get_plugin_logger
+from mkdocs.plugins import get_plugin_logger
 
 if TYPE_CHECKING:
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import Files
 
 log = get_plugin_logger("cache_templates")
 
@@ -114,15 +115,24 @@ class TemplateCache(BytecodeCache):
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Every environment made from the theme gets the cache: the build's own, and those Material's
+    blog plugin makes for its translations (three per build)."""
     counts.update(loaded=0, compiled=0, not_kept=0)
+    theme = config.theme
+    make_environment = theme.get_env
+    if getattr(make_environment, "with_template_cache", False):
+        return config
+    folder = os.path.dirname(config.config_file_path)
+
+    def get_env() -> Environment:
+        env = make_environment()
+        if env.bytecode_cache is None:
+            env.bytecode_cache = TemplateCache(folder)
+        return env
+
+    get_env.with_template_cache = True  # type: ignore[attr-defined]
+    theme.get_env = get_env  # type: ignore[method-assign]
     return config
-
-
-@event_priority(100)  # first: templates that other hooks load in on_env come from the cache too
-def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-    if env.bytecode_cache is None:
-        env.bytecode_cache = TemplateCache(os.path.dirname(config.config_file_path))
-    return env
 
 
 def on_post_build(config: MkDocsConfig) -> None:

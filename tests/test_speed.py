@@ -281,8 +281,9 @@ def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
     # parser was built either.
     assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", cold)
     assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", warm)
-    # The cold build compiled every template and kept it; the warm one compiled none.
-    assert re.search(r"templates: 0 loaded from the cache, [1-9]\d* compiled \(0 of them not kept\)", cold)
+    # The cold build compiled each template once and kept it (the blog plugin's translation
+    # environments load the ones it compiled); the warm one compiled none.
+    assert re.search(r"templates: \d+ loaded from the cache, [1-9]\d* compiled \(0 of them not kept\)", cold)
     assert re.search(r"templates: [1-9]\d* loaded from the cache, 0 compiled", warm)
 
 
