@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import speedups
 from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
@@ -90,15 +91,19 @@ def repair(html: str) -> str:
     return _where(html, 'markdown="', lambda part: MARKDOWN_ATTR_RE.sub(r"\1", part))
 
 
+# Under `mkdocs serve`, a page that comes out of a rebuild as before is not scanned again.
+_repaired = speedups.PageMemo(repair)
+
+
 @event_priority(-100)  # after every other hook has finished the page
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    return repair(output)
+    return _repaired(output)
 
 
 @event_priority(-100)
 def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
     """The same repairs for pages rendered from a static template (404.html)."""
-    return repair(output_content) if template_name.endswith(".html") else output_content
+    return _repaired(output_content) if template_name.endswith(".html") else output_content
 
 
 def _without_nulls(value: Any) -> Any:

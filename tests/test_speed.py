@@ -38,6 +38,7 @@ import post_checks  # noqa: E402
 import read_git_history  # noqa: E402
 import repair_markup  # noqa: E402
 import social_cards  # noqa: E402
+import speedups  # noqa: E402
 from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
@@ -205,6 +206,21 @@ def test_repairs_still_repair() -> None:
             '<input type="checkbox" autocomplete="off" id="__drawer"><figure class="f" markdown="0">')
     assert repair_markup.repair(page) == ('<svg><path d="M0"/></svg><label class="l">x</label>'
                                           '<input type="checkbox" id="__drawer"><figure class="f">')
+
+
+def test_page_memo_computes_only_pages_it_has_not_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """speedups.PageMemo, which repair_markup, label_landmarks and add_page_scripts run through."""
+    calls = []
+    memo = speedups.PageMemo(lambda html: calls.append(html) or html.upper(), limit=20)
+    page = "<p>page</p>"
+    assert memo(page) == "<P>PAGE</P>" and memo("".join(["<p>", "page</p>"])) == "<P>PAGE</P>"
+    assert calls == [page] and memo.hits == 1  # an equal page (another string) is not computed again
+    assert memo("<p>page!</p>") == "<P>PAGE!</P>" and len(calls) == 2  # one character more: computed
+    assert memo(page) == "<P>PAGE</P>" and len(calls) == 3  # dropped: 11 + 12 characters > the limit
+    monkeypatch.setenv(speedups.ENVIRONMENT, "off")
+    assert memo(page) == "<P>PAGE</P>" and len(calls) == 4 and memo.hits == 1
+    # The hooks' functions are the memos' functions.
+    assert repair_markup._repaired.function is repair_markup.repair
 
 
 def counting_git(folder: Path, log: Path) -> dict[str, str]:
