@@ -2,8 +2,10 @@
 
 * hooks/read_git_history.py answers exactly as the git-revision-date plugin's own per-file git calls,
   renames, re-additions, tags and uncommitted files included, and a build runs one ``git log``;
-* hooks/defer_excerpts.py: listings convert no excerpt unless a template prints one, and one that
-  does gets Material's own output;
+* hooks/defer_excerpts.py: listings convert no excerpt (nor build its parser) unless a template
+  prints one, and one that does gets Material's own output;
+* hooks/post_checks.py reuses a body's checks and a front matter's parse only while their inputs
+  are unchanged; speedups.PageMemo computes a page it has not seen;
 * hooks/social_cards.py and hooks/compute_readtime.py read their results from the build cache;
 * hooks/cache_templates.py loads compiled templates from the build cache, compiles an edited one
   afresh, and never keeps one whose compiled code holds the result of a filter other than Jinja's;
