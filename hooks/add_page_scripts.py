@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import speedups
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.utils import get_relative_url
 
@@ -45,9 +46,13 @@ def scripts_for(output: str) -> list[str]:
     return wanted
 
 
+# Under `mkdocs serve`, an unchanged page is not scanned again.
+_scripts = speedups.PageMemo(lambda html: tuple(scripts_for(html)))
+
+
 @event_priority(-90)  # after the hooks that render math and diagrams into the page
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    wanted = scripts_for(output)
+    wanted = _scripts(output)
     if not wanted or "</main>" not in output:
         return output
     docs = Path(config.docs_dir)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import speedups
+
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.pages import Page
@@ -34,5 +36,12 @@ def _name(match: re.Match[str]) -> str:
     return f'<{tag} class="{cls}" aria-label="{label}"{rest}>'
 
 
+def label(html: str) -> str:
+    return re.sub(r'<(div|nav) class="([^"]+)"([^>]*)>', _name, html)
+
+
+_labelled = speedups.PageMemo(label)  # under `mkdocs serve`, an unchanged page is not scanned again
+
+
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    return re.sub(r'<(div|nav) class="([^"]+)"([^>]*)>', _name, output)
+    return _labelled(output)

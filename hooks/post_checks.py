@@ -8,6 +8,7 @@ and what is accepted. Nothing here imports MkDocs.
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import os
@@ -182,8 +183,28 @@ def _flow_depth(raw: str) -> int:
     return deepest
 
 
+# Within one process (`mkdocs serve`), front matter is parsed once per text: the answer depends on
+# nothing but the file's name and the front matter's text, and each caller gets its own copy of
+# the mapping. ML_BLOG_SPEEDUPS=off turns this off.
+_front_matters: dict[tuple[str, str], tuple[dict[str, Any] | None, tuple[Problem, ...]]] = {}
+reused_front_matters = [0]
+
+
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
+    if source.unclosed or source.front_matter is None or not speedups.enabled():
+        return _parse_front_matter(rel, source)
+    key = (rel, source.front_matter)
+    kept = _front_matters.get(key)
+    if kept is None:
+        meta, problems = _parse_front_matter(rel, source)
+        _front_matters[key] = (copy.deepcopy(meta), tuple(problems))
+        return meta, problems
+    reused_front_matters[0] += 1
+    return copy.deepcopy(kept[0]), list(kept[1])
+
+
+def _parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     if source.unclosed:
         return None, [Problem(rel, "front matter", "the front matter opened by the '---' on line 1 is "
                               "never closed. Accepted: a closing '---' line after the last key")]

@@ -2,9 +2,15 @@
 
 * hooks/read_git_history.py answers exactly as the git-revision-date plugin's own per-file git calls,
   renames, re-additions, tags and uncommitted files included, and a build runs one ``git log``;
-* hooks/defer_excerpts.py: listings convert no excerpt unless a template prints one, and one that
-  does gets Material's own output;
+* hooks/defer_excerpts.py: listings convert no excerpt (nor build its parser) unless a template
+  prints one, and one that does gets Material's own output;
+* hooks/post_checks.py reuses a body's checks and a front matter's parse only while their inputs
+  are unchanged; speedups.PageMemo computes a page it has not seen;
 * hooks/social_cards.py and hooks/compute_readtime.py read their results from the build cache;
+* hooks/cache_templates.py loads compiled templates from the build cache, compiles an edited one
+  afresh, and never keeps one whose compiled code holds the result of a filter other than Jinja's;
+* hooks/repair_markup.py's repairs, run only around the attributes they remove, give the page that
+  running each pattern over the whole page gives;
 * the fixture site built with every shortcut (cold and warm cache) is byte-identical to the one
   built with ML_BLOG_BUILD_CACHE=off and ML_BLOG_SPEEDUPS=off, git dates included.
 """
@@ -19,16 +25,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jinja2
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reader_fixtures import write_reader_posts
 from support import MKDOCS_ENV, ROOT, Site, make_site, search_fragments
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import build_cache  # noqa: E402
+import cache_templates  # noqa: E402
 import compute_readtime  # noqa: E402
 import post_checks  # noqa: E402
 import read_git_history  # noqa: E402
+import repair_markup  # noqa: E402
 import social_cards  # noqa: E402
+import speedups  # noqa: E402
 from mkdocs_git_revision_date_localized_plugin.util import Util  # noqa: E402
 
 GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
@@ -108,6 +120,111 @@ def test_readtime_comes_from_the_cache(tmp_path: Path, monkeypatch: pytest.Monke
     assert compute_readtime.cached_minutes(html) == 42
 
 
+def template_environment(folder: Path, **filters: object) -> jinja2.Environment:
+    """A fresh environment, as MkDocs makes one per build, with the hook's cache in it."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), auto_reload=False)
+    env.filters.update(filters)
+    env.bytecode_cache = cache_templates.TemplateCache(folder)
+    return env
+
+
+def test_templates_come_from_the_cache_until_they_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(build_cache.ENVIRONMENT, str(tmp_path / "cache"))
+    (tmp_path / "base.html").write_text("<p>{% block body %}{% endblock %}</p>")
+    page = tmp_path / "page.html"
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | upper }} one{% endblock %}')
+
+    def render(**filters: object) -> tuple[str, dict[str, int]]:
+        cache_templates.counts.update(loaded=0, compiled=0, not_kept=0)
+        html = template_environment(tmp_path, **filters).get_template("page.html").render(title="t")
+        return html, dict(cache_templates.counts)
+
+    assert render() == ("<p>T one</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    assert render() == ("<p>T one</p>", {"loaded": 2, "compiled": 0, "not_kept": 0})  # the next build
+    page.write_text(page.read_text().replace("one", "two"))
+    assert render() == ("<p>T two</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})  # the edit shows
+    # A filter that is not Jinja's, on a literal, runs when the template compiles: never kept.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ "x" | mark }}{% endblock %}')
+    # (A new filter is a new environment key: base.html is compiled again once too.)
+    assert render(mark=lambda v: v + "1") == ("<p>x1</p>", {"loaded": 0, "compiled": 2, "not_kept": 1})
+    assert render(mark=lambda v: v + "2") == ("<p>x2</p>", {"loaded": 1, "compiled": 1, "not_kept": 1})
+    # How a filter is passed its arguments is written into the code: a different filter, a new key.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | mark }}{% endblock %}')
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})
+    assert render(mark=jinja2.pass_context(lambda c, v: v + "?")) == (
+        "<p>t?</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    monkeypatch.setenv(build_cache.ENVIRONMENT, "off")
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+
+
+def test_environment_key_covers_compile_options() -> None:
+    def key(**options: object) -> str:
+        env = jinja2.Environment(**options)  # type: ignore[arg-type]
+        return cache_templates.environment_key(env)
+
+    base = key()
+    assert key() == base
+    assert len({base, key(trim_blocks=True), key(optimized=False), key(extensions=["jinja2.ext.i18n"]),
+                key(variable_start_string="[[")}) == 5
+    env = jinja2.Environment()
+    env.filters["extra"] = str
+    assert cache_templates.environment_key(env) != base
+
+
+# Tags with the attributes repair_markup removes (and near misses), between stray text, in every
+# arrangement: unclosed tags, stray brackets and quotes, several attributes to remove in one tag.
+TAG = st.builds(lambda name, attributes, close: f"<{name}{''.join(attributes)}{close}",
+                st.sampled_from(["input", "label", "figure", "div", "rect", "line", "path", "svg", "p"]),
+                st.lists(st.sampled_from([
+                    ' type="checkbox"', ' type="radio"', ' type="text"', ' autocomplete="off"', ' tabindex=""',
+                    ' for="__toc"', ' id="__toc"', ' markdown="1"', ' markdown="span"', ' name="n"', ' x1="0"',
+                    ' y1="1"', ' x2="2"', ' y2="4"', ' d="M0"', "\n", " ", '"']), max_size=6),
+                st.sampled_from([">", "/>", "", " >"]))
+MARKUP = st.lists(st.one_of(TAG, st.sampled_from(["a", " ", "<", ">", '"', "\n", "markdown=", 'markdown="x"',
+                                                  'id="__toc"', "<svg>"])), max_size=12).map("".join)
+
+
+def repaired_everywhere(html: str) -> str:
+    """What repair_markup.repair did before it looked only around its attributes."""
+    html = repair_markup.TOGGLE_FIRST_RE.sub(r"\1\2", repair_markup.TOGGLE_RE.sub(r"\1\2", html))
+    html = repair_markup.EMPTY_TABINDEX_RE.sub(r"\1", html)
+    if 'id="__toc"' not in html:
+        html = repair_markup.TOC_LABEL_RE.sub(r"\1", html)
+    if "<svg" in html:
+        html = repair_markup.SVG_NAME_RE.sub(r"\1", html)
+        for _ in range(4):
+            html = repair_markup.SVG_PATH_COORD_RE.sub(r"\1", html)
+    return repair_markup.MARKDOWN_ATTR_RE.sub(r"\1", html)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=500)
+@given(html=MARKUP)
+def test_repairs_near_their_attributes_are_repairs_everywhere(html: str) -> None:
+    assert repair_markup.repair(html) == repaired_everywhere(html)
+
+
+def test_repairs_still_repair() -> None:
+    page = ('<svg><path d="M0" x1="0" y1="1"/></svg><label class="l" tabindex="">x</label>'
+            '<input type="checkbox" autocomplete="off" id="__drawer"><figure class="f" markdown="0">')
+    assert repair_markup.repair(page) == ('<svg><path d="M0"/></svg><label class="l">x</label>'
+                                          '<input type="checkbox" id="__drawer"><figure class="f">')
+
+
+def test_page_memo_computes_only_pages_it_has_not_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """speedups.PageMemo, which repair_markup, label_landmarks and add_page_scripts run through."""
+    calls = []
+    memo = speedups.PageMemo(lambda html: calls.append(html) or html.upper(), limit=20)
+    page = "<p>page</p>"
+    assert memo(page) == "<P>PAGE</P>" and memo("".join(["<p>", "page</p>"])) == "<P>PAGE</P>"
+    assert calls == [page] and memo.hits == 1  # an equal page (another string) is not computed again
+    assert memo("<p>page!</p>") == "<P>PAGE!</P>" and len(calls) == 2  # one character more: computed
+    assert memo(page) == "<P>PAGE</P>" and len(calls) == 3  # dropped: 11 + 12 characters > the limit
+    monkeypatch.setenv(speedups.ENVIRONMENT, "off")
+    assert memo(page) == "<P>PAGE</P>" and len(calls) == 4 and memo.hits == 1
+    # The hooks' functions are the memos' functions.
+    assert repair_markup._repaired.function is repair_markup.repair
+
+
 def counting_git(folder: Path, log: Path) -> dict[str, str]:
     """An environment whose `git` records each call in log, then runs the real git."""
     folder.mkdir()
@@ -165,7 +282,7 @@ def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
     warm = build(site, tmp_path / "warm", ML_BLOG_BUILD_CACHE=str(cache))
     build(site, tmp_path / "slow", ML_BLOG_BUILD_CACHE="off", ML_BLOG_SPEEDUPS="off",
           **counting_git(tmp_path / "g2", slow_log))
-    assert (cache / "cards").is_dir() and (cache / "readtime").is_dir()
+    assert (cache / "cards").is_dir() and (cache / "readtime").is_dir() and (cache / "templates").is_dir()
     assert differing(tmp_path / "cold", tmp_path / "slow") == []
     assert differing(tmp_path / "warm", tmp_path / "slow") == []
     # Dated from git (not only from the fallback): a commit's day is on a post's page.
@@ -178,8 +295,14 @@ def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
     pages = len(list(site.docs.rglob("*.md")))
     assert len(fast_logs) <= 4, fast_logs
     assert len(slow_logs) >= pages, slow_logs
-    # The listings converted no excerpt (none is printed), in either cache state.
-    assert "listings converted 0 excerpts" in cold and "listings converted 0 excerpts" in warm
+    # The listings converted no excerpt (none is printed), in either cache state, so no excerpt
+    # parser was built either.
+    assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", cold)
+    assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", warm)
+    # The cold build compiled each template once and kept it (the blog plugin's translation
+    # environments load the ones it compiled); the warm one compiled none.
+    assert re.search(r"templates: \d+ loaded from the cache, [1-9]\d* compiled \(0 of them not kept\)", cold)
+    assert re.search(r"templates: [1-9]\d* loaded from the cache, 0 compiled", warm)
 
 
 def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> None:
@@ -193,8 +316,10 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
     assert differing(tmp_path / "fast", tmp_path / "slow") == []
     front = (tmp_path / "fast" / "blog" / "index.html").read_text()
     assert front.count('<div class="excerpt">') >= 3 and "Compilers, part one" in front
-    converted = int(re.search(r"listings converted (\d+) excerpts", fast).group(1))
+    converted, parsers, created = map(int, re.search(
+        r"listings converted (\d+) excerpts \(parsers: (\d+) of (\d+) built\)", fast).groups())
     assert converted >= front.count('<div class="excerpt">')
+    assert 3 <= parsers <= min(converted, created)  # built when its excerpt is first converted
 
 
 def free_port() -> int:
@@ -242,6 +367,26 @@ def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(t
     assert post_checks.reused_bodies[0] == before + 1
 
 
+def test_front_matter_is_parsed_once_per_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """hooks/post_checks.py keeps each front matter's mapping and problems by its text."""
+    text = post_checks.split_front_matter("---\ntitle: A\ntitle: B\ndate: 2025-02-30\ntags: [x]\n---\nBody.\n")
+    first = post_checks.parse_front_matter("blog/posts/a.md", text)
+    before = post_checks.reused_front_matters[0]
+    first[0]["tags"].append("changed by a caller")
+    again = post_checks.parse_front_matter("blog/posts/a.md", text)
+    assert post_checks.reused_front_matters[0] == before + 1
+    assert again[0] == {"title": "B", "date": "2025-02-30", "tags": ["x"]} and again[1] == first[1]
+    assert [str(p) for p in again[1]] == ["blog/posts/a.md: field 'title': is given twice (lines 2 and 3); YAML "
+                                         "would keep the last one silently. Accepted: each key once"]
+    other = post_checks.parse_front_matter("blog/posts/b.md", text)  # problems name their file
+    assert post_checks.reused_front_matters[0] == before + 1 and str(other[1][0]).startswith("blog/posts/b.md")
+    changed = post_checks.split_front_matter("---\ntitle: C\n---\nBody.\n")
+    assert post_checks.parse_front_matter("blog/posts/a.md", changed) == ({"title": "C"}, [])
+    monkeypatch.setenv("ML_BLOG_SPEEDUPS", "off")
+    post_checks.parse_front_matter("blog/posts/a.md", text)
+    assert post_checks.reused_front_matters[0] == before + 1
+
+
 @pytest.mark.slow
 def test_serve_is_never_stale(tmp_path: Path) -> None:
     """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
@@ -286,6 +431,12 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
         wait_for(one_url, lambda page: "A sentence added while serving." in page, "edited text")
         time.sleep(1)
         assert re.search(r"reused ([1-9]\d*) conversions", (tmp_path / "serve.log").read_text())
+        # The rebuild took its compiled templates from the cache; an edited template still shows at once.
+        assert re.search(r"templates: [1-9]\d* loaded from the cache, 0 compiled", (tmp_path / "serve.log").read_text())
+        template = site.root / "overrides" / "post.html"
+        template.write_text(template.read_text().replace("{% block content %}",
+                                                         '{% block content %}<p class="template-edit"></p>', 1))
+        wait_for(one_url, lambda page: '<p class="template-edit"></p>' in page, "edited template")
         # A new title reaches the listings, both feeds and the other part's series box.
         one.write_text(one.read_text().replace('title: "Compilers, part one"', 'title: "Compilers, renamed"'))
         wait_for("blog/", lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,
