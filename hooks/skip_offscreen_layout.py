@@ -31,10 +31,12 @@ unclosed raw-HTML tag) is left as it is.
 from __future__ import annotations
 
 import html
+import json
 import re
-from html.parser import HTMLParser
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+import build_cache
 import posts
 from mkdocs.plugins import event_priority
 
@@ -58,60 +60,38 @@ CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
 FIRST_SCREENS_LINES = 60
 
 
-class _TopLevel(HTMLParser):
-    """Offsets (start, end) of each top-level element of an HTML fragment."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=False)
-        self.line_starts = [0]
-        for line in text.splitlines(keepends=True):
-            self.line_starts.append(self.line_starts[-1] + len(line))
-        self.depth = 0
-        self.open_at = 0
-        self.open_tag = ""
-        self.blocks: list[tuple[int, int, str]] = []
-        self.broken = False
-
-    def _offset(self) -> int:
-        line, column = self.getpos()
-        return self.line_starts[line - 1] + column
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.depth == 0:
-            self.open_at, self.open_tag = self._offset(), tag
-            if tag in VOID:
-                end = self._offset() + len(self.get_starttag_text() or "")
-                self.blocks.append((self.open_at, end, tag))
-                return
-        if tag not in VOID:
-            self.depth += 1
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if self.depth == 0:
-            start = self._offset()
-            self.blocks.append((start, start + len(self.get_starttag_text() or ""), tag))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in VOID:
-            return
-        self.depth -= 1
-        if self.depth < 0:
-            self.broken = True
-            self.depth = 0
-        elif self.depth == 0:
-            if tag != self.open_tag:
-                self.broken = True
-            self.blocks.append((self.open_at, self._offset() + len(f"</{tag}>"), self.open_tag))
+# A start or end tag (quoted attribute values may hold ">"), a comment, or a raw-text element whole.
+TOKEN = re.compile(
+    r"<!--.*?-->"
+    r"|<(script|style)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>.*?</\1\s*>"
+    r"|<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S | re.I)
 
 
 def top_level_blocks(fragment: str) -> list[tuple[int, int, str]] | None:
     """(start, end, tag) of every top-level element, or None when the nesting does not add up."""
-    parser = _TopLevel(fragment)
-    parser.feed(fragment)
-    parser.close()
-    if parser.broken or parser.depth:
-        return None
-    return parser.blocks
+    blocks: list[tuple[int, int, str]] = []
+    open_tags: list[str] = []
+    start = 0
+    for token in TOKEN.finditer(fragment):
+        raw, closing, name, rest = token.groups()
+        if raw or name is None:  # a comment, or a script or style element taken whole
+            if raw and not open_tags:
+                blocks.append((token.start(), token.end(), raw.lower()))
+            continue
+        tag = name.lower()
+        if closing:
+            if not open_tags or open_tags.pop() != tag:
+                return None
+            if not open_tags:
+                blocks.append((start, token.end(), tag))
+        elif tag in VOID or rest.rstrip().endswith("/"):
+            if not open_tags:
+                blocks.append((token.start(), token.end(), tag))
+        else:
+            if not open_tags:
+                start = token.start()
+            open_tags.append(tag)
+    return None if open_tags else blocks
 
 
 def estimated_lines(fragment: str) -> int:
@@ -122,12 +102,12 @@ def estimated_lines(fragment: str) -> int:
     return max(1, round(len(" ".join(text.split())) / CHARS_PER_LINE + blocks))
 
 
-def wrap_chunks(fragment: str) -> str:
-    """The fragment with each long run of plain top-level blocks inside a skippable chunk, and each
-    top-level table inside a table host."""
+def wrappers(fragment: str) -> list[tuple[int, int, str]]:
+    """(start, end, opening tag) of each wrapper the fragment gets, in order: a skippable chunk
+    around each long run of plain top-level blocks, a table host around each top-level table."""
     blocks = top_level_blocks(fragment)
     if not blocks:
-        return fragment
+        return []
     runs: list[list[tuple[int, int, str]]] = [[]]
     wraps: list[tuple[int, int, str]] = []  # (start, end, opening tag) of each wrapper, in order
     lines_above = 0
@@ -149,16 +129,46 @@ def wrap_chunks(fragment: str) -> str:
         if end - start >= MIN_CHARS:
             lines = estimated_lines(fragment[start:end])
             wraps.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}">'))
+    return sorted(wraps)
+
+
+def wrap_chunks(fragment: str, wraps: list[tuple[int, int, str]] | None = None) -> str:
+    """The fragment with its wrappers (``wrappers(fragment)`` unless given)."""
     pieces, done = [], 0
-    for start, end, opening in sorted(wraps):
+    for start, end, opening in wrappers(fragment) if wraps is None else wraps:
         pieces += [fragment[done:start], opening, fragment[start:end], "</div>"]
         done = end
     pieces.append(fragment[done:])
     return "".join(pieces)
 
 
+_cache: build_cache.Cache | None = None
+# The rules are this file: a change to it makes every page's wrappers anew.
+RULES = Path(__file__).read_bytes()
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Finding a long post's top-level blocks takes tens of milliseconds; where its wrappers go is
+    kept in the build cache (hooks/build_cache.py, kind ``offscreen-chunks``) by the HTML's hash."""
+    global _cache
+    _cache = build_cache.Cache("offscreen-chunks", Path(config.config_file_path).parent)
+    return config
+
+
+def cached_wrap_chunks(fragment: str) -> str:
+    if _cache is None:
+        return wrap_chunks(fragment)
+    name = build_cache.key(fragment, RULES)
+    stored = _cache.get(name, ".json")
+    if stored is not None:
+        return wrap_chunks(fragment, [tuple(w) for w in json.loads(stored)])
+    wraps = wrappers(fragment)
+    _cache.put(name, json.dumps(wraps).encode(), ".json")
+    return wrap_chunks(fragment, wraps)
+
+
 @event_priority(-50)  # after math (hooks/render_math.py) and diagrams are rendered into the content
 def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
     if posts.record(page) is None:
         return html_text
-    return wrap_chunks(html_text)
+    return cached_wrap_chunks(html_text)

@@ -169,3 +169,19 @@ def test_every_block_sits_where_it_would_without_the_chunks(
         moved = [(i, a, b) for i, (a, b) in enumerate(zip(with_chunks, without, strict=True)) if abs(a - b) > 1]
         assert moved == [], (path, moved[:5])
     page.context.close()
+
+
+def test_wrappers_are_kept_in_the_build_cache_by_the_html(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import build_cache
+    import skip_offscreen_layout
+
+    cache = build_cache.Cache("offscreen-chunks", tmp_path)
+    monkeypatch.setattr(skip_offscreen_layout, "_cache", cache)
+    fragment = PROSE * 4 + '<h2 id="a">A</h2>\n' + LONG + "<table><tr><td>1</td></tr></table>\n"
+    first = skip_offscreen_layout.cached_wrap_chunks(fragment)
+    assert first == wrap_chunks(fragment) and (cache.hits, cache.misses) == (0, 1)
+    assert skip_offscreen_layout.cached_wrap_chunks(fragment) == first and cache.hits == 1
+    # Other HTML is another entry, never the stored positions of the first.
+    other = fragment.replace("warps", "lanes")
+    assert skip_offscreen_layout.cached_wrap_chunks(other) == wrap_chunks(other) and cache.misses == 2
