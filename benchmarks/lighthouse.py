@@ -98,7 +98,7 @@ def main() -> int:
             subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)],
                            cwd=ROOT, check=True)
         rows, failed = [], []
-        with serve(site_dir, compress=True) as base:
+        with serve(site_dir, compress=True, keep_alive=True) as base:
             for kind, path in pages(site_dir):
                 if args.only and args.only not in path:
                     continue

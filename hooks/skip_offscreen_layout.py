@@ -1,31 +1,35 @@
-"""Long posts lay out only what is on screen: runs of plain prose are wrapped in skippable chunks.
+"""Long posts lay out only what is on screen: everything past the first screens is wrapped in chunks
+the browser skips.
 
-A long post is 10,000-16,000 elements (inline math alone is thousands of KaTeX spans), and the
-browser lays out all of them before the reader sees the first screen: on a phone most of the time
-the page blocks. ``content-visibility: auto`` lets the browser skip the layout and paint of a box
-that is off screen until the reader scrolls near it, while its text stays in the page for find-in-
-page, search highlighting, links into it and assistive technology.
+A long post is 10,000-16,000 elements (inline math alone is thousands of KaTeX spans, a figure can
+be hundreds of shapes), and the browser styles and lays out all of them before the reader sees the
+first screen: on a phone most of the time the page blocks. ``content-visibility: auto`` lets the
+browser skip the style, layout and paint of a box that is off screen until the reader scrolls near
+it, while its text stays in the page for find-in-page, search highlighting, links into it and
+assistive technology.
 
 The catch is that a script asking a skipped box's descendants for a size forces their layout at
-once, and Material asks every code block and tab set, and our own a11y.js and figure-zoom.js ask
-every box that might scroll sideways and every figure. So only runs of top-level blocks that hold
-nothing anyone measures are wrapped: paragraphs, lists, quotes, admonitions and details made of
-prose and inline math. Headings stay outside (the table of contents reads their positions), and so
-does any block holding a code block, table, figure, SVG, display equation, tab set, image, form
-control or script: those are laid out as before. (A skipped box also reports no overflow, so a
-wide table or equation inside one would not be made reachable by keyboard.) Code blocks are skipped
-on their own by site.css: Material measures each once, which lays it out at that moment, and it
-then stays out of the page's later restyles while off screen.
+once. So every script that measures the page measures a box only once it is drawn: Material mounts
+a code block when it is on screen (its ``content.lazy`` feature, mkdocs.yml), figure-zoom.js
+measures a figure once it is near the screen, and a11y.js measures a box that might scroll sideways
+once its chunk is drawn (until then the box takes focus, so the keyboard can always reach it). What
+is left outside chunks: headings (the table of contents reads their positions), and any block
+holding a live figure (its script draws and measures it as the page loads), a tab set (Material
+measures every one) or a form control or embed.
+
+A chunk lays its blocks out on their own, so its first and last block's margins stop at its edge; it
+begins and ends with a paragraph or a list, whose margin (1em) site.css gives the chunk instead.
 
 Material also wraps every table in its scrolling box once the page has loaded; replacing a child of
 the article makes the browser restyle the whole article (its rules on siblings), about as much as
-the first style pass. A top-level table is therefore given a plain ``<div class="table-host">``
-(no box of its own: margins pass through it), so the replacement restyles only that table.
+the first style pass. A top-level table outside any chunk is therefore given a plain
+``<div class="table-host">`` (no box of its own: margins pass through it), so the replacement
+restyles only that table; inside a skipped chunk the replacement restyles nothing until it is drawn.
 
-Each chunk carries an estimate of its height in lines (``--chunk-lines``), so the scrollbar and
-links into the page land about right before a chunk is first shown; once shown, the browser keeps
-its real size. Only post pages are changed, and a page whose top level cannot be read cleanly (an
-unclosed raw-HTML tag) is left as it is.
+Each chunk carries an estimate of its height in lines (``--chunk-lines``: text, code lines, drawings
+by their aspect ratio, equations), so the scrollbar and links into the page land about right before
+a chunk is first shown; once shown, the browser keeps its real size. Only post pages are changed,
+and a page whose top level cannot be read cleanly (an unclosed raw-HTML tag) is left as it is.
 """
 
 from __future__ import annotations
@@ -47,11 +51,15 @@ if TYPE_CHECKING:
 
 CHUNK_CLASS = "offscreen-chunk"
 TABLE_HOST = '<div class="table-host">'
-# A block holding any of these is measured by some script, or is not plain flowing text.
-MEASURED = re.compile(
-    r'<(?:pre|table|figure|svg|img|picture|video|audio|iframe|canvas|input|select|textarea|button|script|style)\b'
-    r'|<div class="arithmatex"|class="katex-display"|data-tabs|tabbed-set|class="mermaid-diagram"')
+# A block holding any of these stays drawn: a live figure's script draws and measures it as the page
+# loads, Material measures every tab set, and form controls and embeds are not plain page content.
+# Everything else (prose, code blocks, tables, static figures and diagrams, display equations) is
+# measured by the site's scripts only once the browser draws it: see the module docstring.
+UNSKIPPABLE = re.compile(
+    r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed)\b'
+    r'|class="ifig\b|data-tabs|tabbed-set')
 HEADING = re.compile(r"h[1-6]")
+EDGE = frozenset({"p", "ul", "ol"})  # blocks a chunk may begin and end with
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 MIN_CHARS = 1500     # smaller runs are not worth a box of their own
 CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
@@ -94,12 +102,26 @@ def top_level_blocks(fragment: str) -> list[tuple[int, int, str]] | None:
     return None if open_tags else blocks
 
 
+PRE = re.compile(r"<pre\b.*?</pre>", re.S)
+SVG = re.compile(r"<svg\b([^>]*)>.*?</svg>", re.S)
+VIEWBOX = re.compile(r'viewBox="[-\d.]+[ ,]+[-\d.]+[ ,]+([\d.]+)[ ,]+([\d.]+)"')
+SVG_LINES_PER_ASPECT = 15  # a drawing as wide as the column is about 15 lines tall per unit of h/w
+MATH_LINES = 3  # a display equation with its margins
+
+
 def estimated_lines(fragment: str) -> int:
-    """Lines of text at the post's desktop measure, plus a line of margin per block."""
+    """Lines of text at the post's desktop measure, plus a line of margin per block; a code block
+    counts its lines, a drawing its aspect ratio and a display equation three lines."""
+    code = sum(block.count("\n") + 2 for block in PRE.findall(fragment))
+    drawings = 0.0
+    for attributes in SVG.findall(fragment):
+        box = VIEWBOX.search(attributes)
+        drawings += SVG_LINES_PER_ASPECT * float(box[2]) / max(float(box[1]), 1) if box else SVG_LINES_PER_ASPECT
+    equations = MATH_LINES * fragment.count('class="katex-display"')
     text = re.sub(r"<math\b.*?</math>", "", fragment, flags=re.S)  # MathML twin of each formula
-    text = html.unescape(re.sub(r"<[^>]+>", "", text))
-    blocks = len(re.findall(r"<(?:p|li|dt|dd|blockquote|div|details)\b", fragment))
-    return max(1, round(len(" ".join(text.split())) / CHARS_PER_LINE + blocks))
+    text = html.unescape(re.sub(r"<[^>]+>", "", SVG.sub("", PRE.sub("", text))))
+    blocks = len(re.findall(r"<(?:p|li|dt|dd|blockquote|div|details|tr)\b", fragment))
+    return max(1, round(len(" ".join(text.split())) / CHARS_PER_LINE + blocks + code + drawings + equations))
 
 
 def wrappers(fragment: str) -> list[tuple[int, int, str]]:
@@ -113,22 +135,28 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     lines_above = 0
     for block in blocks:
         start, end, tag = block
-        measured = MEASURED.search(fragment, start, end)
-        if lines_above > FIRST_SCREENS_LINES and not HEADING.fullmatch(tag) and not measured:
+        skippable = lines_above > FIRST_SCREENS_LINES and not HEADING.fullmatch(tag)
+        lines_above += estimated_lines(fragment[start:end])
+        if skippable and not UNSKIPPABLE.search(fragment, start, end):
             runs[-1].append(block)
-            lines_above += estimated_lines(fragment[start:end])
             continue
-        code_lines = fragment.count("\n", start, end) if measured else 0  # a code block's lines
-        lines_above += estimated_lines(fragment[start:end]) + code_lines
         if runs[-1]:
             runs.append([])
         if tag == "table":
             wraps.append((start, end, TABLE_HOST))
-    for run in runs:
+    for whole in runs:
+        # A chunk lays its blocks out on their own, so its first and last block lose their margin
+        # to the chunk's 1em (site.css): only a paragraph or a list has exactly that margin.
+        edges = [i for i, block in enumerate(whole) if block[2] in EDGE]
+        run = whole[edges[0]:edges[-1] + 1] if edges else []
+        outside = whole[:edges[0]] + whole[edges[-1] + 1:] if edges else whole
+        wraps += [(start, end, TABLE_HOST) for start, end, tag in outside if tag == "table"]
         start, end = (run[0][0], run[-1][1]) if run else (0, 0)
         if end - start >= MIN_CHARS:
             lines = estimated_lines(fragment[start:end])
             wraps.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}">'))
+        else:  # too short to skip: its tables stay top-level blocks
+            wraps += [(start, end, TABLE_HOST) for start, end, tag in run if tag == "table"]
     return sorted(wraps)
 
 

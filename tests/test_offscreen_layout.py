@@ -3,7 +3,10 @@
 The hook's rules are checked on fragments; the real posts in headless Chromium at phone width: the
 chunks far down are skipped at load, no script (Material's, ours) asks anything inside a skipped
 chunk for a size (which would force the browser to lay it out after all), they are drawn once the
-reader scrolls to them, and every block sits exactly where it would without the chunks.
+reader scrolls to them, and every block sits exactly where it would without the chunks. What the
+scripts do instead of measuring early: a box that might scroll sideways takes focus until drawn
+(a11y.js), a figure is measured near the screen (figure-zoom.js), a code block is mounted on
+screen (Material's content.lazy).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from browser import new_page, serve
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 from skip_offscreen_layout import MIN_CHARS, estimated_lines, top_level_blocks, wrap_chunks
 from support import Site
 
@@ -42,26 +45,45 @@ def unwrapped(html: str) -> str:
     return "".join(out)
 
 
-def test_only_long_runs_of_plain_prose_are_wrapped() -> None:
+def chunk_contents(html: str) -> list[str]:
+    """The inner HTML of each chunk, in order."""
+    found = []
+    for match in re.finditer(r'<div class="offscreen-chunk"[^>]*>', html):
+        depth, at = 1, match.end()
+        for tag in re.finditer(r"<div\b|</div>", html[at:]):
+            depth += 1 if tag[0] == "<div" else -1
+            if depth == 0:
+                found.append(html[at: at + tag.start()])
+                break
+    return found
+
+
+def test_everything_past_the_first_screens_is_wrapped_but_headings_and_live_parts() -> None:
     intro = PROSE * 4  # about the first three phone screens: never wrapped
+    code = '<div class="highlight"><pre><code>x = 1\n</code></pre></div>\n'
+    figure = '<figure class="fig"><svg viewBox="0 0 10 10"><path d="M0 0"/></svg></figure>\n'
+    equation = '<div class="arithmatex"><span class="katex-display">x</span></div>\n'
+    live = '<figure class="ifig" data-ifig="roofline"><svg viewBox="0 0 10 10"></svg></figure>\n'
+    tabs = '<div class="tabbed-set" data-tabs="1:2"><input type="radio"></div>\n'
     fragment = (
-        intro + '<h2 id="a">A</h2>\n' + LONG
-        + '<div class="highlight"><pre><code>x = 1\n</code></pre></div>\n' + PROSE
-        + '<h2 id="b">B</h2>\n' + LONG
-        + "<table><tr><td>1</td></tr></table>\n" + LONG
-        + '<figure class="fig"><svg viewBox="0 0 10 10"><path d="M0 0"/></svg></figure>\n'
-        + '<div class="arithmatex"><span class="katex-display">x</span></div>\n'
+        intro + '<h2 id="a">A</h2>\n' + LONG + code + PROSE
+        + '<h2 id="b">B</h2>\n' + LONG + "<table><tr><td>1</td></tr></table>\n" + LONG + figure + equation
         + '<div class="admonition note"><p>See</p><pre><code>y</code></pre></div>\n' + LONG
+        + live + PROSE + tabs + LONG
+        + '<h2 id="c">C</h2>\n' + "<table><tr><td>2</td></tr></table>\n"
     )
     out = wrap_chunks(fragment)
     assert unwrapped(out) == fragment  # nothing lost, nothing moved
-    assert out.count('class="offscreen-chunk"') == 4  # the four long runs; the lone short one stays
+    chunks = chunk_contents(out)
+    # Between headings and live parts: three long runs; the short one between the two live parts stays.
+    assert len(chunks) == 3, [c[:80] for c in chunks]
+    assert code in chunks[0] and PROSE in chunks[0]
+    assert all(part in chunks[1] for part in ("<table>", figure, equation, "<pre><code>y"))
+    assert not any(re.search(r"<h2|ifig|tabbed-set", c) for c in chunks)
+    assert re.search(r"</figure>\n<p>[^<]*</p>\n<div class=\"tabbed-set\"", out)  # the short run
+    # A table outside any chunk gets a plain host; inside a chunk it needs none.
     assert out.count('<div class="table-host"><table>') == 1
-    for part in re.split(r'<div class="offscreen-chunk"', out)[1:]:
-        inside = part[: part.index("</div>")]
-        assert not re.search(r"<h2|<pre|<table|<figure|arithmatex", inside), inside[:200]
-    # The short run between the code block and the heading is not in a chunk, nor is the opening.
-    assert re.search(r"</pre></div>\n<p>", out)
+    assert out.endswith('<h2 id="c">C</h2>\n<div class="table-host"><table><tr><td>2</td></tr></table></div>\n')
     assert out.startswith(intro + '<h2 id="a">A</h2>\n<div class="offscreen-chunk"')
 
 
@@ -79,13 +101,21 @@ def test_height_estimate_counts_text_not_the_mathml_twin() -> None:
     assert estimated_lines(plain) == estimated_lines(with_math) == 11  # 700 / 70 + one block
 
 
+def test_height_estimate_counts_code_lines_drawings_and_equations() -> None:
+    code = '<div class="highlight"><pre><code>' + "x = 1\n" * 20 + "</code></pre></div>"
+    assert estimated_lines(code) == 20 + 2 + 1  # its lines, the block's padding, one block
+    wide = '<figure><svg viewBox="0 0 800 400">' + "<text>label</text>" * 50 + "</svg></figure>"
+    assert estimated_lines(wide) == 8  # half as tall as wide: 15 / 2 lines, rounded; its labels not counted
+    equation = '<div class="arithmatex"><span class="katex-display">x</span></div>'
+    assert estimated_lines(equation) == 3 + 1
+
+
 # --- the real posts in Chromium ------------------------------------------------------------------
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 
-# Records every read of a size or position of an element inside a prose chunk the browser is
-# skipping. (Code blocks are skipped on their own, and Material measures each once on purpose:
-# site.css.)
+# Records every read of a size or position of an element inside a chunk the browser is skipping
+# (Material's code blocks, figure-zoom.js's figures, a11y.js's boxes: each must wait until drawn).
 WATCH_FORCED_LAYOUT = """
 window.__forced = [];
 (() => {
@@ -201,3 +231,78 @@ def test_wrappers_are_kept_in_the_build_cache_by_the_html(
     # Other HTML is another entry, never the stored positions of the first.
     other = fragment.replace("warps", "lanes")
     assert skip_offscreen_layout.cached_wrap_chunks(other) == wrap_chunks(other) and cache.misses == 2
+
+
+FA2 = "/blog/2025/08/14/flashattention-to-flashattention-2/"
+
+# Each box inside a chunk that could scroll sideways: is its chunk drawn, its tabindex, a11y.js's
+# state for it, and whether it scrolls (asked only of drawn boxes: asking forces a layout).
+BOXES = """() => [...document.querySelectorAll(
+    '.offscreen-chunk div.arithmatex, .offscreen-chunk div.md-typeset__scrollwrap')].map((box) => {
+  const drawn = box.checkVisibility({contentVisibilityAuto: true});
+  return {drawn, tabindex: box.getAttribute('tabindex'), state: box.dataset.a11y || null,
+          label: box.getAttribute('aria-label'),
+          scrolls: drawn ? box.scrollWidth > box.clientWidth + 1 : null};
+})"""
+
+
+def next_frames(page: Page) -> None:
+    page.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+@pytest.mark.browser
+def test_a_box_not_drawn_yet_takes_focus_and_once_drawn_only_if_it_scrolls(browser: Browser, real_url: str) -> None:
+    page, rec = new_page(browser, real_url, **PHONE)
+    page.goto(real_url + FA2, wait_until="load")
+    page.wait_for_timeout(600)
+    boxes = page.evaluate(BOXES)
+    undrawn = [b for b in boxes if not b["drawn"]]
+    assert len(undrawn) >= 5, boxes  # FA2's equations and tables far down
+    # Not measured, but reachable: each takes focus, named by its kind and number.
+    assert all(b["tabindex"] == "0" and b["state"] == "unmeasured" and re.fullmatch(r"(Equation|Table) \d+", b["label"])
+               for b in undrawn), undrawn
+    # Drawn as the reader scrolls to it: a box that scrolls keeps the focus, one that fits gives it up.
+    # (Each is read while on screen: the browser skips a chunk again once the reader is far from it.)
+    seen = []
+    for i in range(len(boxes)):
+        page.locator(".offscreen-chunk div.arithmatex, .offscreen-chunk div.md-typeset__scrollwrap").nth(i) \
+            .scroll_into_view_if_needed()
+        page.wait_for_timeout(100)
+        next_frames(page)
+        seen.append(page.evaluate(BOXES)[i])
+    assert all(b["drawn"] for b in seen)
+    scrolling = [b for b in seen if b["scrolls"]]
+    fitting = [b for b in seen if not b["scrolls"]]
+    assert scrolling and fitting, seen  # at phone width FA2 has both
+    assert all(b["tabindex"] == "0" and b["state"] == "scrolls" and b["label"].endswith("(scrolls sideways)")
+               for b in scrolling), scrolling
+    assert all(b["tabindex"] is None and b["state"] is None and b["label"] is None for b in fitting), fitting
+    labels = [b["label"] for b in scrolling]
+    assert len(set(labels)) == len(labels)  # distinct region names
+    assert rec.errors == []
+    page.context.close()
+
+
+@pytest.mark.browser
+def test_figures_and_code_blocks_are_measured_once_near_the_screen(browser: Browser, real_url: str) -> None:
+    page, rec = new_page(browser, real_url, **PHONE)
+    page.goto(real_url + FA2, wait_until="load")
+    page.wait_for_timeout(600)
+    far = page.evaluate("""() => {
+      const inSkipped = (el) => !el.checkVisibility({contentVisibilityAuto: true});
+      return {figures: [...document.querySelectorAll('.offscreen-chunk figure.fig')].filter(inSkipped)
+                .map((f) => f.dataset.figZoom || null),
+              code: [...document.querySelectorAll('.offscreen-chunk div.highlight')].filter(inSkipped)
+                .map((b) => b.querySelector('.md-code__nav') !== null)};
+    }""")
+    # Far down: figure-zoom.js has not measured the figures, Material has not mounted the code blocks.
+    assert far["figures"] and set(far["figures"]) == {None}, far
+    assert far["code"] and set(far["code"]) == {False}, far
+    figure = page.locator(".offscreen-chunk figure.fig").last
+    figure.scroll_into_view_if_needed()
+    page.wait_for_function("(f) => f.dataset.figZoom", arg=figure.element_handle())
+    block = page.locator(".offscreen-chunk div.highlight").last
+    block.scroll_into_view_if_needed()
+    expect(block.locator("button.md-code__button[data-md-type=copy]")).to_have_count(1)
+    assert rec.errors == []
+    page.context.close()

@@ -346,9 +346,13 @@ def test_real_posts_show_the_byline_first_and_every_figure_can_be_read_on_a_phon
             assert box and box["y"] + box["height"] <= first_paragraph_top(page), path
             assert box["y"] + box["height"] < PHONE["height"], path
             # Every drawing either renders its smallest label at 11 px or more, or offers to open
-            # it at full size with a visible control.
-            page.wait_for_function("""() => [...document.querySelectorAll('article figure.fig')]
-                .every((f) => f.dataset.figZoom)""")
+            # it at full size with a visible control. It is measured once the reader scrolls near it.
+            figures = page.locator("article figure.fig, article figure.ifig")
+            for i in range(figures.count()):
+                figures.nth(i).scroll_into_view_if_needed()
+                page.wait_for_function("""(f) => f.dataset.figZoom  // or it has no drawing of its own
+                    || ![...f.querySelectorAll('svg')].some((s) => !s.closest('.ifig-static'))""",
+                                       arg=figures.nth(i).element_handle())
             for figure in page.evaluate("""() => [...document.querySelectorAll('article figure')]
                     .filter((f) => [...f.querySelectorAll('svg text')].some((t) => !t.closest('.ifig-static')))
                     .map((f) => [f.dataset.figZoom || 'none',

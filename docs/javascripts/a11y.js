@@ -1,33 +1,77 @@
 /* Accessibility fixes for markup Material adds in the browser (build-time ones are in
    hooks/label_landmarks.py): the copy-button bar of every code block is a <nav>, so a page with
    many code blocks has many unnamed navigation landmarks. They are not page regions: remove the
-   landmark role (the copy button inside keeps its own name). Wide tables, equations and figures
-   scroll sideways inside boxes that keyboard users could not reach.
-   Cheap on long pages: at most one pass per frame however many changes arrive, and each pass reads
-   every size first and writes after, so the page is laid out once, not once per box. */
+   landmark role (the copy button inside keeps its own name). Wide tables and equations scroll
+   sideways inside boxes that keyboard users could not reach: those that scroll take focus.
+   Cheap on long pages: at most one pass per frame however many changes arrive, each pass reads
+   every size first and writes after, and nothing inside a part of the page the browser has not
+   drawn yet (hooks/skip_offscreen_layout.py) is measured, which would make it draw that part now.
+   A box there that could scroll (an equation, a table) takes focus until it is drawn and measured,
+   so the keyboard can always reach it; once measured, one that fits gives the focus up again. So
+   does a code block until Material, which mounts it once on screen, decides. */
 (function () {
   "use strict";
   if (window.__siteA11y) return window.__siteA11y(); // after an instant navigation: one observer
+  const CHUNK = ".offscreen-chunk";
+  const MAY_SCROLL = "div.arithmatex, div.md-typeset__scrollwrap";
+  const numbers = new WeakMap(); // each box's number among boxes of its kind: names stay distinct
+  const counts = { Equation: 0, Table: 0, Figure: 0 };
   let queued = false;
+
+  // Whether the browser draws the chunk now (it skips it again once the reader is far from it).
+  function drawnNow(chunk, known) {
+    if (!known.has(chunk)) {
+      const first = chunk.firstElementChild;
+      known.set(chunk, !first || first.checkVisibility({ contentVisibilityAuto: true }));
+    }
+    return known.get(chunk);
+  }
+
+  function name(box) {
+    const what = box.classList.contains("arithmatex") ? "Equation" : box.querySelector("table") ? "Table" : "Figure";
+    if (!numbers.has(box)) numbers.set(box, ++counts[what]);
+    return what + " " + numbers.get(box);
+  }
+
+  function focusable(box, label, state) {
+    box.setAttribute("tabindex", "0");
+    box.setAttribute("role", "region");
+    box.setAttribute("aria-label", label);
+    box.dataset.a11y = state;
+  }
+
   function label() {
     queued = false;
-    // Reads: which boxes scroll sideways (scrollWidth first: it rules out nearly all of them). Prose
-    // chunks hold nothing that scrolls (hooks/skip_offscreen_layout.py), and measuring inside one
-    // the browser is skipping would force it to lay the chunk out.
-    const scrolling = [];
-    document.querySelectorAll("article div:not(.offscreen-chunk, .offscreen-chunk div)").forEach((box) => {
-      if (box.scrollWidth <= box.clientWidth + 1) return;
+    // Reads: which boxes scroll sideways (scrollWidth first: it rules out nearly all of them).
+    const scrolling = [], fitting = [], undrawn = [], known = new Map();
+    document.querySelectorAll("article div:not(" + CHUNK + ")").forEach((box) => {
+      const chunk = box.closest(CHUNK);
+      if (chunk && !drawnNow(chunk, known)) {
+        if (!box.hasAttribute("tabindex") && box.matches(MAY_SCROLL)) undrawn.push(box);
+        return;
+      }
+      if (box.scrollWidth <= box.clientWidth + 1) {
+        if (box.dataset.a11y) fitting.push(box);
+        return;
+      }
       const overflow = getComputedStyle(box).overflowX;
       if (overflow === "auto" || overflow === "scroll") scrolling.push(box);
     });
-    // Writes. Regions need distinct names, so number them.
+    // Writes.
     document.querySelectorAll("nav.md-code__nav:not([role])").forEach((nav) => nav.setAttribute("role", "none"));
-    scrolling.forEach((box, i) => {
-      if (box.hasAttribute("tabindex")) return;
-      const what = box.classList.contains("arithmatex") ? "Equation" : box.querySelector("table") ? "Table" : "Figure";
-      box.setAttribute("tabindex", "0");
-      box.setAttribute("role", "region");
-      box.setAttribute("aria-label", what + " " + (i + 1) + " (scrolls sideways)");
+    // Material makes a code block that scrolls focusable once it mounts the block, which it does when
+    // the block first comes on screen (content.lazy); until then every block takes focus.
+    document.querySelectorAll("article pre:not([id^='__code_']) > code:not([tabindex])")
+      .forEach((code) => code.setAttribute("tabindex", "0"));
+    undrawn.forEach((box) => focusable(box, name(box), "unmeasured"));
+    scrolling.forEach((box) => {
+      if (box.hasAttribute("tabindex") && box.dataset.a11y !== "unmeasured") return;
+      focusable(box, name(box) + " (scrolls sideways)", "scrolls");
+    });
+    fitting.forEach((box) => {
+      // A box that has the focus keeps it until the reader moves on.
+      if (box === document.activeElement) return box.addEventListener("blur", later, { once: true });
+      ["tabindex", "role", "aria-label", "data-a11y"].forEach((a) => box.removeAttribute(a));
     });
   }
   function later() {
@@ -38,6 +82,10 @@
   window.__siteA11y = later;
   new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
+  // A chunk drawn (the reader scrolled near it, or moved the focus into it): measure its boxes.
+  document.addEventListener("contentvisibilityautostatechange", (event) => {
+    if (!event.skipped && event.target.matches(CHUNK)) later();
+  }, true);
   // Fonts arriving can widen an equation past the column with no DOM change to observe.
   if (document.fonts) {
     document.fonts.addEventListener("loadingdone", later);

@@ -91,6 +91,14 @@
     body.focus();
   }
 
+  // A figure is measured once it is near the screen: one far down may be in a part of the page the
+  // browser has not drawn yet (hooks/skip_offscreen_layout.py), and measuring it would draw it now.
+  const near = new IntersectionObserver((entries) => entries.forEach((entry) => {
+    if (!entry.isIntersecting) return;
+    near.unobserve(entry.target);
+    update(entry.target);
+  }), { rootMargin: "50% 0px" });
+
   function scan() {
     document.querySelectorAll(FIGURES).forEach((figure) => {
       if (!drawing(figure)) return;
@@ -104,14 +112,18 @@
         const caption = figure.querySelector(":scope > figcaption");
         figure.insertBefore(button, caption);
       }
-      update(figure);
+      near.observe(figure);
     });
   }
 
+  // A new width changes every figure's scale: each is measured again once near the screen.
   let pending = 0;
   window.addEventListener("resize", () => {
     cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(() => document.querySelectorAll(FIGURES).forEach(update));
+    pending = requestAnimationFrame(() => document.querySelectorAll(FIGURES).forEach((figure) => {
+      near.unobserve(figure);
+      if (drawing(figure)) near.observe(figure);
+    }));
   });
   // Deferred a task, so interactive figures registered by any later script are live first.
   const later = () => setTimeout(scan, 0);
