@@ -24,13 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser import CHROMIUM, chromium, serve  # noqa: E402
+from support import post_urls  # noqa: E402
 
 VIEWPORT = {"width": 412, "height": 823}
 CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline"]
-
-
-def posts(site_dir: Path) -> list[str]:
-    return sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/" for p in site_dir.glob("blog/20*/*/*/*/index.html"))
 
 
 def work(events: list[dict]) -> tuple[int, int]:
@@ -44,7 +41,7 @@ def work(events: list[dict]) -> tuple[int, int]:
 def measure(site_dir: Path) -> dict[str, tuple[int, int]]:
     found = {}
     with serve(site_dir, compress=True) as base, chromium() as browser, tempfile.TemporaryDirectory() as tmp:
-        for path in posts(site_dir):
+        for path in post_urls(site_dir):
             context = browser.new_context(viewport=VIEWPORT)
             page = context.new_page()
             trace = Path(tmp) / "trace.json"

@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from support import post_urls  # noqa: E402
 
 HERE = ROOT / "benchmarks" / "lighthouse"
 REPORT = ROOT / "benchmarks" / "lighthouse-report.md"
@@ -50,7 +51,7 @@ def install() -> Path:
 
 def pages(site_dir: Path) -> list[tuple[str, str]]:
     """(kind, URL path) of the pages measured."""
-    posts = sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/" for p in site_dir.glob("blog/20*/*/*/*/index.html"))
+    posts = post_urls(site_dir)
     category = sorted(site_dir.glob("blog/category/*/index.html"))[0].parent.relative_to(site_dir).as_posix()
     year = sorted(site_dir.glob("blog/archive/20*/index.html"))[0].parent.relative_to(site_dir).as_posix()
     listings = ["/blog/", "/blog/category/", "/blog/archive/", f"/{category}/", f"/{year}/"]

@@ -25,19 +25,20 @@ import json
 import os
 import platform
 import resource
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 import generate  # noqa: E402
+
+sys.path.insert(0, str(HERE.parent / "tests"))
+from support import fetch_text, free_port  # noqa: E402
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 ENV.pop("SOURCE_DATE_EPOCH", None)  # each site's own last commit (hooks/pin_build_dates.py)
@@ -65,20 +66,6 @@ def summary(runs: list[dict[str, float]], key: str) -> dict[str, float]:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def fetch(url: str) -> str | None:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.read().decode()
-    except OSError:
-        return None
-
-
 def serve_latency(site: Path, cache: Path, edits: int = 3) -> list[float]:
     """Seconds from saving an edited post to `mkdocs serve` serving the edit, for several edits."""
     port = free_port()
@@ -92,7 +79,7 @@ def serve_latency(site: Path, cache: Path, edits: int = 3) -> list[float]:
         posts = sorted((site / "docs" / "blog" / "posts").glob("*.md"))
         first = f"http://127.0.0.1:{port}/blog/"
         deadline = time.monotonic() + 900
-        while fetch(first) is None:
+        while fetch_text(first) is None:
             if server.poll() is not None or time.monotonic() > deadline:
                 log.seek(0)
                 raise SystemExit("mkdocs serve did not start:\n" + log.read().decode()[-4000:])
@@ -107,7 +94,7 @@ def serve_latency(site: Path, cache: Path, edits: int = 3) -> list[float]:
             start = time.perf_counter()
             path.write_text(text, encoding="utf-8")
             while True:
-                page = fetch(url)
+                page = fetch_text(url)
                 if page is not None and token in page:
                     break
                 if time.perf_counter() - start > 300:

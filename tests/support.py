@@ -17,9 +17,11 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +110,29 @@ def make_site(dest: Path, *, keep_posts: bool = False) -> Site:
     shutil.copytree(ROOT / "docs", dest / "docs", ignore=skip_posts)
     (dest / "docs" / "blog" / "posts").mkdir(parents=True, exist_ok=True)
     return Site(dest)
+
+
+def post_urls(site_dir: Path) -> list[str]:
+    """URL paths ("/blog/2025/08/14/slug/") of every post of a built site, sorted: the blog plugin's
+    post URL format (mkdocs.yml, post_url_format)."""
+    return sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/"
+                  for p in site_dir.glob("blog/[0-9][0-9][0-9][0-9]/*/*/*/index.html"))
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (for a `mkdocs serve` a test or benchmark starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetch_text(url: str) -> str | None:
+    """The body of `url`, or None while nothing answers there (a server still starting)."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode()
+    except OSError:
+        return None
 
 
 def text_of(html: str) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from support import MKDOCS_ENV, ROOT, Site, make_site, post
+from support import MKDOCS_ENV, ROOT, Site, free_port, make_site, post
 
 VENV = Path(sys.executable).parents[1]
 MAKE_FILES = ("Makefile", "requirements.txt", "requirements-test.txt", "requirements.lock", "requirements-test.lock",
@@ -77,12 +77,6 @@ def test_make_help_says_what_clean_deletes() -> None:
 
 
 # --- make serve: a port of your choice, a clear line when it is taken ---------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 def test_make_serve_on_a_busy_port_says_so_in_one_line(tmp_path: Path) -> None:
     site = authoring_copy(tmp_path / "src")

@@ -19,7 +19,7 @@ import pytest
 from browser import new_page, serve
 from playwright.sync_api import Browser, Page, expect
 from skip_offscreen_layout import MIN_CHARS, estimated_lines, top_level_blocks, wrap_chunks
-from support import Site
+from support import Site, post_urls
 
 PROSE = "<p>" + "A sentence about warps and tiles. " * 30 + "</p>\n"
 LONG = PROSE * 3  # longer than MIN_CHARS
@@ -162,10 +162,6 @@ def settled(page: Page) -> None:
         page.wait_for_timeout(300)
 
 
-def post_paths(site_dir: Path) -> list[str]:
-    return sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/" for p in site_dir.glob("blog/20*/*/*/*/index.html"))
-
-
 @pytest.fixture(scope="module")
 def real_url(real_site: Site) -> Iterator[str]:
     with serve(real_site.site_dir, compress=True) as url:
@@ -175,7 +171,7 @@ def real_url(real_site: Site) -> Iterator[str]:
 @pytest.mark.browser
 def test_long_posts_skip_what_is_off_screen_and_no_script_forces_it(
         browser: Browser, real_site: Site, real_url: str) -> None:
-    paths = post_paths(real_site.site_dir)
+    paths = post_urls(real_site.site_dir)
     assert len(paths) >= 10
     for path in paths:
         page, rec = new_page(browser, real_url, **PHONE)
@@ -199,7 +195,7 @@ def test_long_posts_skip_what_is_off_screen_and_no_script_forces_it(
 def test_every_block_sits_where_it_would_without_the_chunks(
         browser: Browser, real_site: Site, real_url: str, width: int) -> None:
     page, _ = new_page(browser, real_url, viewport={"width": width, "height": 900})
-    for path in post_paths(real_site.site_dir):
+    for path in post_urls(real_site.site_dir):
         page.goto(real_url + path, wait_until="load")
         page.evaluate("document.fonts.ready")
         # Every skipped box drawn, code blocks too (a code block not drawn yet keeps its placeholder

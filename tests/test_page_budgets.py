@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from browser import new_page, serve
 from playwright.sync_api import Browser
-from support import Site
+from support import Site, post_urls
 
 pytestmark = pytest.mark.browser
 
@@ -57,8 +57,7 @@ USED_FONTS = """() => {
 
 def budget_pages(site_dir: Path) -> list[str]:
     """URL paths: every post, the front page, the two index pages and the first page under each."""
-    posts = sorted(f"/{p.parent.relative_to(site_dir).as_posix()}/"
-                   for p in site_dir.glob("blog/20[0-9][0-9]/*/*/*/index.html"))
+    posts = post_urls(site_dir)
     first = [f"/{sorted(site_dir.glob(pattern))[0].parent.relative_to(site_dir).as_posix()}/"
              for pattern in ("blog/category/*/index.html", "blog/archive/20*/index.html")]
     return ["/blog/", "/blog/category/", "/blog/archive/", *first, *posts]

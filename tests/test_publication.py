@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from browser import axe_violations, new_page, serve, switch_palette
 from playwright.sync_api import Browser, Page, expect
-from support import Site, listed_titles, make_site, post, text_of
+from support import Site, listed_titles, make_site, post, post_urls, text_of
 
 SITE_NAME = "ML Systems Deep Dives"
 TWO = "blog/2025/09/01/compilers-two/"  # part 2 of 2, updated, with a wide figure (reader_fixtures)
@@ -333,14 +333,13 @@ def test_new_pages_have_no_accessibility_violations(browser: Browser, base_url: 
 @pytest.mark.browser
 def test_real_posts_show_the_byline_first_and_every_figure_can_be_read_on_a_phone(
         real_site: Site, browser: Browser) -> None:
-    posts = sorted(p.parent.relative_to(real_site.site_dir).as_posix()
-                   for p in (real_site.site_dir / "blog").glob("[0-9]*/*/*/*/index.html"))
+    posts = post_urls(real_site.site_dir)
     assert posts
     unreadable = []
     with serve(real_site.site_dir) as base:
         page, rec = new_page(browser, base, viewport=PHONE)
         for path in posts:
-            page.goto(f"{base}/{path}/")
+            page.goto(base + path)
             page.wait_for_load_state("networkidle")
             box = page.locator("article ul.byline").bounding_box()
             assert box and box["y"] + box["height"] <= first_paragraph_top(page), path

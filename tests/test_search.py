@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from browser import axe_violations, new_page, scheme, search, serve, switch_palette
 from playwright.sync_api import Browser, expect
-from support import Site, search_fragments
+from support import Site, post_urls, search_fragments
 
 # Anything search loads: Pagefind's bundle, or Material's own index and worker.
 SEARCH_DATA = re.compile(r"/pagefind/|search_index\.json|/workers/search")
@@ -25,9 +25,7 @@ def base_url(reader_site: Site) -> Iterator[str]:
 def test_search_indexes_the_bodies_of_posts_only(reader_site: Site) -> None:
     fragments = search_fragments(reader_site.site_dir)
     urls = sorted(f["url"] for f in fragments)
-    posts = sorted(p.parent.relative_to(reader_site.site_dir).as_posix()
-                   for p in (reader_site.site_dir / "blog").glob("[0-9]*/*/*/*/index.html"))
-    assert urls == [f"/{p}/" for p in posts]  # no listing, category, archive, author or About page
+    assert urls == post_urls(reader_site.site_dir)  # no listing, category, archive, author or About page
     ddp = next(f for f in fragments if f["url"].endswith("/ddp-buckets/"))
     assert ddp["meta"]["title"] == "Gradient buckets in DDP"
     # The post's own words, without the byline, contents box or footer that every post repeats.

@@ -30,7 +30,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reader_fixtures import write_reader_posts
-from support import MKDOCS_ENV, ROOT, Site, make_site, search_fragments
+from support import MKDOCS_ENV, ROOT, Site, fetch_text, free_port, make_site, search_fragments
 
 sys.path.insert(0, str(ROOT / "hooks"))
 import build_cache  # noqa: E402
@@ -322,24 +322,6 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
     assert 3 <= parsers <= min(converted, created)  # built when its excerpt is first converted
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def fetch(url: str) -> str | None:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.read().decode()
-    except OSError:
-        return None
-
-
 def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(tmp_path: Path) -> None:
     """hooks/post_checks.py keeps each body's problems with what it looked at (linked files, snippets)."""
     docs = tmp_path / "docs"
@@ -408,7 +390,7 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
     def wait_for(path: str, check: object, what: str) -> str:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            page = fetch(base + path)
+            page = fetch_text(base + path)
             if page is not None and check(page):  # type: ignore[operator]
                 return page
             assert server.poll() is None, (tmp_path / "serve.log").read_text()[-4000:]
@@ -458,7 +440,7 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
         two.unlink()
         for path in ("blog/", "blog/category/kernel/", "blog/archive/2025/", "feed_rss_created.xml", one_url):
             wait_for(path, lambda page: "Compilers, part two" not in page, f"deleted post gone from {path}")
-        assert fetch(base + two_url) is None
+        assert fetch_text(base + two_url) is None
         deadline = time.monotonic() + 120
         while not ("Compilers, renamed" in search_titles() and "Compilers, part two" not in search_titles()):
             assert time.monotonic() < deadline, f"search titles after the deletion: {search_titles()}"
