@@ -1,7 +1,7 @@
 """Lighthouse on the real built site: `make lighthouse` (a benchmark, not a CI test).
 
-Builds the site (or takes --site-dir), serves it gzip-encoded on 127.0.0.1 (tests/browser.py's
-server), and runs Lighthouse (benchmarks/lighthouse/package.json, pinned, installed by `npm ci`
+Builds the site (or takes --site-dir), serves it gzip-encoded over persistent HTTP/1.1 connections
+on 127.0.0.1 (tests/browser.py's server; every real host keeps connections open), and runs Lighthouse (benchmarks/lighthouse/package.json, pinned, installed by `npm ci`
 there) with Debian's chromium on the front page, every post, the two index pages and one category
 and one archive page: mobile preset (simulated slow 4G and a 4x slower CPU), every host but
 127.0.0.1 unresolvable, RUNS runs per page, the median run by performance score reported. Writes
@@ -119,7 +119,7 @@ def main() -> int:
         "",
         f"Written by `make lighthouse` (benchmarks/lighthouse.py) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: "
         f"Lighthouse {version}, {chromium}, mobile preset (simulated throttling), the real site built "
-        f"and served gzip-encoded on 127.0.0.1 with every other host unresolvable, {args.runs} runs per page; "
+        f"and served gzip-encoded over persistent HTTP/1.1 connections on 127.0.0.1 with every other host unresolvable, {args.runs} runs per page; "
         f"the run with the median performance score is shown (spread: lowest and highest score). "
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}.",
         "",
