@@ -1,13 +1,13 @@
 """Lighthouse on the real built site: `make lighthouse` (a benchmark, not a CI test).
 
 Builds the site (or takes --site-dir), serves it gzip-encoded over persistent HTTP/1.1 connections
-on 127.0.0.1 (tests/browser.py's server; every real host keeps connections open), and runs Lighthouse (benchmarks/lighthouse/package.json, pinned, installed by `npm ci`
-there) with Debian's chromium on the front page, every post, the two index pages and one category
-and one archive page: mobile preset (simulated slow 4G and a 4x slower CPU), every host but
-127.0.0.1 unresolvable, RUNS runs per page, the median run by performance score reported. Writes
-benchmarks/lighthouse-report.md and exits 1 when a page misses the targets of issue #19:
-performance >= 95 on posts and 100 on listings, accessibility, best practices and SEO 100,
-TBT <= 200 ms, CLS <= 0.02.
+on 127.0.0.1 (tests/browser.py's server; every real host keeps connections open), and runs
+Lighthouse (benchmarks/lighthouse/package.json, pinned, installed by `npm ci` there) with Debian's
+chromium on the front page, every post, the two index pages and one category and one archive page:
+mobile preset (simulated slow 4G and a 4x slower CPU), every host but 127.0.0.1 unresolvable, RUNS
+runs per page, the median run by performance score reported. Writes benchmarks/lighthouse-report.md
+and exits 1 when a page misses the targets of issue #19: performance >= 95 on posts and 100 on
+listings, accessibility, best practices and SEO 100, TBT <= 200 ms, CLS <= 0.02.
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def main() -> int:
         "",
         f"Written by `make lighthouse` (benchmarks/lighthouse.py) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC: "
         f"Lighthouse {version}, {chromium}, mobile preset (simulated throttling), the real site built "
-        f"and served gzip-encoded over persistent HTTP/1.1 connections on 127.0.0.1 with every other host unresolvable, {args.runs} runs per page; "
+        f"and served gzip-encoded over persistent HTTP/1.1 connections on 127.0.0.1 with every other host "
+        f"unresolvable, {args.runs} runs per page; "
         f"the run with the median performance score is shown (spread: lowest and highest score). "
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}.",
         "",

@@ -18,7 +18,7 @@ holding a live figure (its script draws and measures it as the page loads), a ta
 measures every one) or a form control or embed.
 
 A chunk lays its blocks out on their own, so its first and last block's margins stop at its edge; it
-begins and ends with a paragraph or a list, whose margin (1em) site.css gives the chunk instead.
+begins and ends with a paragraph, whose margin (1em) site.css gives the chunk instead.
 
 Material also wraps every table in its scrolling box once the page has loaded; replacing a child of
 the article makes the browser restyle the whole article (its rules on siblings), about as much as
@@ -52,14 +52,17 @@ if TYPE_CHECKING:
 CHUNK_CLASS = "offscreen-chunk"
 TABLE_HOST = '<div class="table-host">'
 # A block holding any of these stays drawn: a live figure's script draws and measures it as the page
-# loads, Material measures every tab set, and form controls and embeds are not plain page content.
+# loads, Material measures every tab set and reads every heading's position (a heading inside an
+# admonition too), and form controls and embeds are not plain page content.
 # Everything else (prose, code blocks, tables, static figures and diagrams, display equations) is
 # measured by the site's scripts only once the browser draws it: see the module docstring.
 UNSKIPPABLE = re.compile(
-    r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed)\b'
-    r'|class="ifig\b|data-tabs|tabbed-set')
+    r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
+    r'|data-ifig=|data-tabs|tabbed-set')
 HEADING = re.compile(r"h[1-6]")
-EDGE = frozenset({"p", "ul", "ol"})  # blocks a chunk may begin and end with
+# A chunk begins and ends with a paragraph: a chunk lays out its blocks on their own, so no margin
+# crosses its edge, and a paragraph's is exactly the chunk's 1em (a list's last item keeps its own).
+EDGE = frozenset({"p"})
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 MIN_CHARS = 1500     # smaller runs are not worth a box of their own
 CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
@@ -145,8 +148,7 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
         if tag == "table":
             wraps.append((start, end, TABLE_HOST))
     for whole in runs:
-        # A chunk lays its blocks out on their own, so its first and last block lose their margin
-        # to the chunk's 1em (site.css): only a paragraph or a list has exactly that margin.
+        # Its first and last block lose their margin to the chunk's 1em (site.css): see EDGE.
         edges = [i for i, block in enumerate(whole) if block[2] in EDGE]
         run = whole[edges[0]:edges[-1] + 1] if edges else []
         outside = whole[:edges[0]] + whole[edges[-1] + 1:] if edges else whole

@@ -65,11 +65,13 @@ def test_everything_past_the_first_screens_is_wrapped_but_headings_and_live_part
     equation = '<div class="arithmatex"><span class="katex-display">x</span></div>\n'
     live = '<figure class="ifig" data-ifig="roofline"><svg viewBox="0 0 10 10"></svg></figure>\n'
     tabs = '<div class="tabbed-set" data-tabs="1:2"><input type="radio"></div>\n'
+    titled = '<div class="admonition note"><h3 id="t">T</h3><p>x</p></div>\n'  # the TOC reads its heading
+    listed = "<ul>\n<li>one</li>\n</ul>\n"  # a list's last item keeps its margin: never a chunk's edge
     fragment = (
         intro + '<h2 id="a">A</h2>\n' + LONG + code + PROSE
         + '<h2 id="b">B</h2>\n' + LONG + "<table><tr><td>1</td></tr></table>\n" + LONG + figure + equation
         + '<div class="admonition note"><p>See</p><pre><code>y</code></pre></div>\n' + LONG
-        + live + PROSE + tabs + LONG
+        + live + PROSE + tabs + LONG + listed + titled
         + '<h2 id="c">C</h2>\n' + "<table><tr><td>2</td></tr></table>\n"
     )
     out = wrap_chunks(fragment)
@@ -79,7 +81,8 @@ def test_everything_past_the_first_screens_is_wrapped_but_headings_and_live_part
     assert len(chunks) == 3, [c[:80] for c in chunks]
     assert code in chunks[0] and PROSE in chunks[0]
     assert all(part in chunks[1] for part in ("<table>", figure, equation, "<pre><code>y"))
-    assert not any(re.search(r"<h2|ifig|tabbed-set", c) for c in chunks)
+    assert not any(re.search(r"<h[23]|ifig|tabbed-set", c) for c in chunks)
+    assert chunks[2].endswith(LONG.rstrip()) and listed + titled + '<h2 id="c">' in out  # ends at its paragraph
     assert re.search(r"</figure>\n<p>[^<]*</p>\n<div class=\"tabbed-set\"", out)  # the short run
     # A table outside any chunk gets a plain host; inside a chunk it needs none.
     assert out.count('<div class="table-host"><table>') == 1
@@ -198,10 +201,10 @@ def test_every_block_sits_where_it_would_without_the_chunks(
     for path in post_urls(real_site.site_dir):
         page.goto(real_url + path, wait_until="load")
         page.evaluate("document.fonts.ready")
-        # Every skipped box drawn, code blocks too (a code block not drawn yet keeps its placeholder
-        # height, and which ones are drawn can change between the two measurements).
-        page.add_style_tag(content=".offscreen-chunk, .md-typeset .highlight "
-                                   "{ content-visibility: visible !important; }")
+        # Every chunk drawn, as the reader sees it once near it: still laid out on its own (a drawn
+        # chunk keeps its layout, style and paint containment, so no margin crosses its edge).
+        page.add_style_tag(content=".offscreen-chunk { content-visibility: visible !important;"
+                                   " contain: layout style paint !important; }")
         settled(page)
         with_chunks = page.evaluate(POSITIONS)
         page.evaluate("document.querySelectorAll('.offscreen-chunk, .table-host')"
@@ -237,6 +240,7 @@ BOXES = """() => [...document.querySelectorAll(
     '.offscreen-chunk div.arithmatex, .offscreen-chunk div.md-typeset__scrollwrap')].map((box) => {
   const drawn = box.checkVisibility({contentVisibilityAuto: true});
   return {drawn, tabindex: box.getAttribute('tabindex'), state: box.dataset.a11y || null,
+          role: box.getAttribute('role'),
           label: box.getAttribute('aria-label'),
           scrolls: drawn ? box.scrollWidth > box.clientWidth + 1 : null};
 })"""
@@ -255,8 +259,9 @@ def test_a_box_not_drawn_yet_takes_focus_and_once_drawn_only_if_it_scrolls(brows
     undrawn = [b for b in boxes if not b["drawn"]]
     assert len(undrawn) >= 5, boxes  # FA2's equations and tables far down
     # Not measured, but reachable: each takes focus, named by its kind and number.
-    assert all(b["tabindex"] == "0" and b["state"] == "unmeasured" and re.fullmatch(r"(Equation|Table) \d+", b["label"])
-               for b in undrawn), undrawn
+    # (A group, not a region: only boxes known to scroll are listed among the page's landmarks.)
+    assert all(b["tabindex"] == "0" and b["state"] == "unmeasured" and b["role"] == "group"
+               and re.fullmatch(r"(Equation|Table) \d+", b["label"]) for b in undrawn), undrawn
     # Drawn as the reader scrolls to it: a box that scrolls keeps the focus, one that fits gives it up.
     # (Each is read while on screen: the browser skips a chunk again once the reader is far from it.)
     seen = []
@@ -270,9 +275,10 @@ def test_a_box_not_drawn_yet_takes_focus_and_once_drawn_only_if_it_scrolls(brows
     scrolling = [b for b in seen if b["scrolls"]]
     fitting = [b for b in seen if not b["scrolls"]]
     assert scrolling and fitting, seen  # at phone width FA2 has both
-    assert all(b["tabindex"] == "0" and b["state"] == "scrolls" and b["label"].endswith("(scrolls sideways)")
-               for b in scrolling), scrolling
-    assert all(b["tabindex"] is None and b["state"] is None and b["label"] is None for b in fitting), fitting
+    assert all(b["tabindex"] == "0" and b["state"] == "scrolls" and b["role"] == "region"
+               and b["label"].endswith("(scrolls sideways)") for b in scrolling), scrolling
+    assert all(b["tabindex"] is None and b["state"] is None and b["label"] is None and b["role"] is None
+               for b in fitting), fitting
     labels = [b["label"] for b in scrolling]
     assert len(set(labels)) == len(labels)  # distinct region names
     assert rec.errors == []

@@ -14,28 +14,32 @@
   if (window.__siteA11y) return window.__siteA11y(); // after an instant navigation: one observer
   const CHUNK = ".offscreen-chunk";
   const MAY_SCROLL = "div.arithmatex, div.md-typeset__scrollwrap";
-  const numbers = new WeakMap(); // each box's number among boxes of its kind: names stay distinct
-  const counts = { Equation: 0, Table: 0, Figure: 0 };
   let queued = false;
 
-  // Whether the browser draws the chunk now (it skips it again once the reader is far from it).
+  // Whether the browser draws the chunk now (it skips it again once the reader is far from it). A
+  // browser without checkVisibility (Safari before 17.4) cannot skip chunks either: always drawn.
   function drawnNow(chunk, known) {
     if (!known.has(chunk)) {
       const first = chunk.firstElementChild;
-      known.set(chunk, !first || first.checkVisibility({ contentVisibilityAuto: true }));
+      known.set(chunk, !first || typeof first.checkVisibility !== "function"
+        || first.checkVisibility({ contentVisibilityAuto: true }));
     }
     return known.get(chunk);
   }
 
+  // "Equation 3": the box's kind and its place among the page's boxes of that kind (distinct names).
   function name(box) {
-    const what = box.classList.contains("arithmatex") ? "Equation" : box.querySelector("table") ? "Table" : "Figure";
-    if (!numbers.has(box)) numbers.set(box, ++counts[what]);
-    return what + " " + numbers.get(box);
+    const [what, all] = box.classList.contains("arithmatex") ? ["Equation", "article div.arithmatex"]
+      : box.querySelector("table") ? ["Table", "article div.md-typeset__scrollwrap"]
+      : ["Figure", "article div:not(.arithmatex, .md-typeset__scrollwrap)"];
+    return what + " " + ([...document.querySelectorAll(all)].indexOf(box) + 1);
   }
 
+  // A box not measured yet is a named group that takes focus; one that scrolls is a region (a
+  // landmark): only boxes known to scroll are listed among the page's landmarks.
   function focusable(box, label, state) {
     box.setAttribute("tabindex", "0");
-    box.setAttribute("role", "region");
+    box.setAttribute("role", state === "scrolls" ? "region" : "group");
     box.setAttribute("aria-label", label);
     box.dataset.a11y = state;
   }
@@ -44,6 +48,15 @@
     queued = false;
     // Reads: which boxes scroll sideways (scrollWidth first: it rules out nearly all of them).
     const scrolling = [], fitting = [], undrawn = [], known = new Map();
+    // Code blocks Material has not mounted yet (it mounts a block once on screen, content.lazy, and
+    // then makes it focusable if it scrolls): one that scrolls now takes focus at once, one in a
+    // chunk not drawn yet takes it until Material decides.
+    const codeScrolling = [], codeUndrawn = [];
+    document.querySelectorAll("article pre:not([id^='__code_']) > code:not([tabindex])").forEach((code) => {
+      const chunk = code.closest(CHUNK);
+      if (chunk && !drawnNow(chunk, known)) codeUndrawn.push(code);
+      else if (code.scrollWidth > code.clientWidth + 1) codeScrolling.push(code);
+    });
     document.querySelectorAll("article div:not(" + CHUNK + ")").forEach((box) => {
       const chunk = box.closest(CHUNK);
       if (chunk && !drawnNow(chunk, known)) {
@@ -59,10 +72,7 @@
     });
     // Writes.
     document.querySelectorAll("nav.md-code__nav:not([role])").forEach((nav) => nav.setAttribute("role", "none"));
-    // Material makes a code block that scrolls focusable once it mounts the block, which it does when
-    // the block first comes on screen (content.lazy); until then every block takes focus.
-    document.querySelectorAll("article pre:not([id^='__code_']) > code:not([tabindex])")
-      .forEach((code) => code.setAttribute("tabindex", "0"));
+    codeScrolling.concat(codeUndrawn).forEach((code) => code.setAttribute("tabindex", "0"));
     undrawn.forEach((box) => focusable(box, name(box), "unmeasured"));
     scrolling.forEach((box) => {
       if (box.hasAttribute("tabindex") && box.dataset.a11y !== "unmeasured") return;

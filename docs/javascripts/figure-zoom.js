@@ -100,6 +100,7 @@
   }), { rootMargin: "50% 0px" });
 
   function scan() {
+    near.disconnect(); // figures of the page before an instant navigation
     document.querySelectorAll(FIGURES).forEach((figure) => {
       if (!drawing(figure)) return;
       if (!figure.querySelector(":scope > .fig-zoom__open")) {
