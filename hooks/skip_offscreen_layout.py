@@ -59,7 +59,6 @@ TABLE_HOST = '<div class="table-host">'
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-HEADING = re.compile(r"h[1-6]")
 # A chunk begins and ends with a paragraph: a chunk lays out its blocks on their own, so no margin
 # crosses its edge, and a paragraph's is exactly the chunk's 1em (a list's last item keeps its own).
 EDGE = frozenset({"p"})
@@ -129,37 +128,32 @@ def estimated_lines(fragment: str) -> int:
 
 def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     """(start, end, opening tag) of each wrapper the fragment gets, in order: a skippable chunk
-    around each long run of plain top-level blocks, a table host around each top-level table."""
+    around each long run of plain top-level blocks, a table host around each top-level table left
+    outside the chunks."""
     blocks = top_level_blocks(fragment)
     if not blocks:
         return []
     runs: list[list[tuple[int, int, str]]] = [[]]
-    wraps: list[tuple[int, int, str]] = []  # (start, end, opening tag) of each wrapper, in order
     lines_above = 0
     for block in blocks:
-        start, end, tag = block
-        skippable = lines_above > FIRST_SCREENS_LINES and not HEADING.fullmatch(tag)
+        start, end, _tag = block
+        skippable = lines_above > FIRST_SCREENS_LINES and not UNSKIPPABLE.search(fragment, start, end)
         lines_above += estimated_lines(fragment[start:end])
-        if skippable and not UNSKIPPABLE.search(fragment, start, end):
+        if skippable:
             runs[-1].append(block)
-            continue
-        if runs[-1]:
+        elif runs[-1]:
             runs.append([])
-        if tag == "table":
-            wraps.append((start, end, TABLE_HOST))
-    for whole in runs:
+    chunks: list[tuple[int, int, str]] = []
+    for run in runs:
         # Its first and last block lose their margin to the chunk's 1em (site.css): see EDGE.
-        edges = [i for i, block in enumerate(whole) if block[2] in EDGE]
-        run = whole[edges[0]:edges[-1] + 1] if edges else []
-        outside = whole[:edges[0]] + whole[edges[-1] + 1:] if edges else whole
-        wraps += [(start, end, TABLE_HOST) for start, end, tag in outside if tag == "table"]
-        start, end = (run[0][0], run[-1][1]) if run else (0, 0)
-        if end - start >= MIN_CHARS:
+        edges = [i for i, block in enumerate(run) if block[2] in EDGE]
+        if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
+            start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])
-            wraps.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}">'))
-        else:  # too short to skip: its tables stay top-level blocks
-            wraps += [(start, end, TABLE_HOST) for start, end, tag in run if tag == "table"]
-    return sorted(wraps)
+            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}">'))
+    hosts = [(start, end, TABLE_HOST) for start, end, tag in blocks if tag == "table"
+             and not any(c_start <= start < c_end for c_start, c_end, _ in chunks)]
+    return sorted(chunks + hosts)
 
 
 def wrap_chunks(fragment: str, wraps: list[tuple[int, int, str]] | None = None) -> str:
