@@ -18,7 +18,8 @@ holding a live figure (its script draws and measures it as the page loads), a ta
 measures every one) or a form control or embed.
 
 A chunk lays its blocks out on their own, so its first and last block's margins stop at its edge; it
-begins and ends with a paragraph, whose margin (1em) site.css gives the chunk instead.
+begins and ends with a paragraph, a list or a code block, whose margin (1em) site.css gives the
+chunk instead.
 
 Material also wraps every table in its scrolling box once the page has loaded; replacing a child of
 the article makes the browser restyle the whole article (its rules on siblings), about as much as
@@ -59,9 +60,12 @@ TABLE_HOST = '<div class="table-host">'
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-# A chunk begins and ends with a paragraph: a chunk lays out its blocks on their own, so no margin
-# crosses its edge, and a paragraph's is exactly the chunk's 1em (a list's last item keeps its own).
-EDGE = frozenset({"p"})
+# A chunk begins and ends with a block whose outer margin is exactly the chunk's 1em, which site.css
+# moves onto the chunk (a chunk lays out its blocks on their own, so no margin crosses its edge): a
+# paragraph, a list, or a code block (its <pre>'s 1em; on phones the block's own 1em as well).
+EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"')
+# A code block's output box: Material styles it as the block's next sibling, so they stay together.
+RESULT = re.compile(r'\s*<div class="result"')
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 MIN_CHARS = 1500     # smaller runs are not worth a box of their own
 CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
@@ -146,7 +150,8 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     chunks: list[tuple[int, int, str]] = []
     for run in runs:
         # Its first and last block lose their margin to the chunk's 1em (site.css): see EDGE.
-        edges = [i for i, block in enumerate(run) if block[2] in EDGE]
+        edges = [i for i, (start, end, _) in enumerate(run)
+                 if EDGE.match(fragment, start) and not RESULT.match(fragment, end)]
         if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
             start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])

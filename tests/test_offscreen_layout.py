@@ -66,23 +66,27 @@ def test_everything_past_the_first_screens_is_wrapped_but_headings_and_live_part
     live = '<figure class="ifig" data-ifig="roofline"><svg viewBox="0 0 10 10"></svg></figure>\n'
     tabs = '<div class="tabbed-set" data-tabs="1:2"><input type="radio"></div>\n'
     titled = '<div class="admonition note"><h3 id="t">T</h3><p>x</p></div>\n'  # the TOC reads its heading
-    listed = "<ul>\n<li>one</li>\n</ul>\n"  # a list's last item keeps its margin: never a chunk's edge
+    listed = "<ul>\n<li>one</li>\n</ul>\n"  # a list's margin is the chunk's 1em: it may be an edge
+    result = '<div class="result"><p>out</p></div>\n'  # Material styles it as its code block's sibling
     fragment = (
         intro + '<h2 id="a">A</h2>\n' + LONG + code + PROSE
         + '<h2 id="b">B</h2>\n' + LONG + "<table><tr><td>1</td></tr></table>\n" + LONG + figure + equation
         + '<div class="admonition note"><p>See</p><pre><code>y</code></pre></div>\n' + LONG
         + live + PROSE + tabs + LONG + listed + titled
+        + '<h2 id="d">D</h2>\n' + code + LONG + code + result
         + '<h2 id="c">C</h2>\n' + "<table><tr><td>2</td></tr></table>\n"
     )
     out = wrap_chunks(fragment)
     assert unwrapped(out) == fragment  # nothing lost, nothing moved
     chunks = chunk_contents(out)
-    # Between headings and live parts: three long runs; the short one between the two live parts stays.
-    assert len(chunks) == 3, [c[:80] for c in chunks]
+    # Between headings and live parts: four long runs; the short one between the two live parts stays.
+    assert len(chunks) == 4, [c[:80] for c in chunks]
     assert code in chunks[0] and PROSE in chunks[0]
     assert all(part in chunks[1] for part in ("<table>", figure, equation, "<pre><code>y"))
     assert not any(re.search(r"<h[23]|ifig|tabbed-set", c) for c in chunks)
-    assert chunks[2].endswith(LONG.rstrip()) and listed + titled + '<h2 id="c">' in out  # ends at its paragraph
+    assert chunks[2].endswith(listed.rstrip()) and titled + '<h2 id="d">' in out  # ends at its list
+    # A chunk may begin and end at a code block, but not split one from its output box.
+    assert chunks[3] == code + LONG.rstrip() and code + result + '<h2 id="c">' in out
     assert re.search(r"</figure>\n<p>[^<]*</p>\n<div class=\"tabbed-set\"", out)  # the short run
     # A table outside any chunk gets a plain host; inside a chunk it needs none.
     assert out.count('<div class="table-host"><table>') == 1
@@ -306,5 +310,30 @@ def test_figures_and_code_blocks_are_measured_once_near_the_screen(browser: Brow
     block = page.locator(".offscreen-chunk div.highlight").last
     block.scroll_into_view_if_needed()
     expect(block.locator("button.md-code__button[data-md-type=copy]")).to_have_count(1)
+    assert rec.errors == []
+    page.context.close()
+
+
+@pytest.mark.browser
+def test_a_code_block_the_reader_is_on_keeps_the_focus_when_material_mounts_it(
+        browser: Browser, real_url: str) -> None:
+    # A code block far down takes focus before it is drawn (a11y.js). On a touch screen Material,
+    # mounting it once on screen, takes its tabindex away; a reader who tabbed onto it first keeps
+    # the focus there (Chromium leaves the focus on an element that stops being focusable).
+    page, rec = new_page(browser, real_url, **PHONE)
+    page.goto(real_url + FA2, wait_until="load")
+    page.wait_for_timeout(600)
+    block = page.locator(".offscreen-chunk div.highlight").last
+    code = block.locator("pre > code")
+    assert code.get_attribute("tabindex") == "0" and block.locator(".md-code__nav").count() == 0
+    code.focus()
+    expect(block.locator("button.md-code__button[data-md-type=copy]")).to_have_count(1)  # mounted
+    page.wait_for_timeout(300)
+    next_frames(page)
+    assert page.evaluate("(code) => document.activeElement === code", code.element_handle())
+    # Once the reader moves on, Material's decision stands: no tabindex (this block, touch screen).
+    page.keyboard.press("Tab")
+    assert page.evaluate("(code) => document.activeElement !== code", code.element_handle())
+    assert code.get_attribute("tabindex") is None
     assert rec.errors == []
     page.context.close()
