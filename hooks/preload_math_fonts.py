@@ -1,4 +1,4 @@
-"""A post asks for the math fonts its first screens use as soon as its head is read.
+"""A post asks for the math fonts of the formulas it lays out at load as soon as its head is read.
 
 KaTeX's fonts are ``font-display: block``: a formula stays invisible until its font has arrived. A
 browser learns that a font is needed only once it has styled and laid out a formula, after the
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 FONTS = "assets/katex/fonts"  # where hooks/render_math.py publishes KaTeX's woff2 files
 FONT_PROPERTIES = ("font-family", "font-style", "font-weight")
-CLASS = re.compile(r'\bclass\s*=\s*"([^"]*)"')
+# One attribute of a start tag: its name, and its value if it has one.
+ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 # One compound selector of KaTeX's stylesheet: an optional type, then classes (".a.b").
 COMPOUND = re.compile(r"([a-z]*)((?:\.[\w-]+)*)$")
 
@@ -87,7 +88,9 @@ class Rule:
 def font_shorthand(value: str) -> dict[str, str]:
     """``font: normal 1.21em KaTeX_Main,math,serif`` as its style, weight and first family."""
     words = value.split()
-    size = next(i for i, w in enumerate(words) if re.match(r"[\d.]+(?:em|px|rem|%)", w))
+    size = next((i for i, w in enumerate(words) if re.match(r"[\d.]+(?:em|px|rem|%)", w)), None)
+    if size is None:  # a keyword such as "inherit": nothing this hook can resolve
+        return {}
     declarations = {"font-style": "normal", "font-weight": "normal"}
     for word in words[:size]:
         if word in ("italic", "oblique"):
@@ -124,33 +127,50 @@ def face_file(face: Face) -> str:
     return f"{family.split(',')[0].strip().strip(chr(34))}-{(bold + italic) or 'Regular'}.woff2"
 
 
+def attributes_of(text: str) -> dict[str, str]:
+    """A start tag's attributes (the text after its name), names lower-cased, values unquoted."""
+    return {m[1].lower(): (m[2] or "").strip("\"'") for m in ATTRIBUTE.finditer(text)}
+
+
+def self_closing(text: str) -> bool:
+    """``<path d="..."/>``, not ``<a href=/x/>`` (an unquoted value that ends in a slash)."""
+    text = text.rstrip()
+    return text.endswith("/") and (len(text) == 1 or text[-2] in " \t\n\"'")
+
+
 @dataclass
 class Open:
     """An element open at this point of the scan."""
 
     element: Element
-    attributes: str
+    attributes: dict[str, str]
     face: Face | None  # the face its text uses, inside a formula
     hidden: bool  # its text is not laid out when the page loads
-    tabs_seen: int = 0  # of a tab set's content: the tabs read so far
+    tabs_seen: int = 0  # of a tab set's radio inputs, then of its content's tabs: how many so far
+    shown_tab: int = 0  # of a tab set: the tab whose input is checked (Material shows it)
 
 
-def hidden_at_load(element: Element, attributes: str, stack: list[Open]) -> bool:
+def hidden_at_load(element: Element, attributes: dict[str, str], stack: list[Open]) -> bool:
     """Whether an element's text is not laid out when the page loads, so its fonts are not fetched:
     a skipped chunk, the MathML twin (the browser's own ``math`` font), a closed ``<details>`` but
-    its summary, any tab of a tab set but the first (Material shows the first), a hidden element."""
+    its summary, any tab of a tab set but the checked one, an element with ``hidden``."""
     tag, classes = element
     parent = stack[-1] if stack else None
-    hidden_itself = CHUNK_CLASS in classes or tag == "math" or re.search(r"\shidden\b", attributes) is not None
+    hidden_itself = CHUNK_CLASS in classes or tag == "math" or "hidden" in attributes
     if parent is None:
         return hidden_itself
     if tag == "summary" and parent.element[0] == "details":
         return parent.hidden or hidden_itself  # shown as long as its details element is
-    if parent.hidden or (parent.element[0] == "details" and not re.search(r"\sopen\b", parent.attributes)):
+    if parent.hidden or (parent.element[0] == "details" and "open" not in parent.attributes):
         return True
-    if "tabbed-block" in classes and "tabbed-content" in parent.element[1]:
+    if tag == "input" and "tabbed-set" in parent.element[1]:
+        if "checked" in attributes:
+            parent.shown_tab = parent.tabs_seen
         parent.tabs_seen += 1
-        if parent.tabs_seen > 1:
+    if "tabbed-block" in classes and "tabbed-content" in parent.element[1]:
+        tab_set = stack[-2] if len(stack) > 1 else None
+        parent.tabs_seen += 1
+        if parent.tabs_seen - 1 != (tab_set.shown_tab if tab_set else 0):
             return True
     return hidden_itself
 
@@ -174,12 +194,14 @@ def faces_used(fragment: str, rules: list[Rule]) -> set[str]:
             continue
         tag = name.lower()
         if closing:
-            while stack and stack.pop().element[0] != tag:
-                pass
+            # Up to the element it closes; an end tag that closes nothing is ignored, as browsers do.
+            if any(o.element[0] == tag for o in stack):
+                while stack.pop().element[0] != tag:
+                    pass
             continue
-        found_class = CLASS.search(rest)
-        element = (tag, frozenset(found_class[1].split() if found_class else ()))
-        hidden = hidden_at_load(element, rest, stack)
+        attributes = attributes_of(rest)
+        element = (tag, frozenset(attributes.get("class", "").split()))
+        hidden = hidden_at_load(element, attributes, stack)
         face = top.face if top is not None else None
         if not hidden and (face is not None or "katex" in element[1]):
             candidates = [rule for key in (*element[1], tag) for rule in keyed.get(key, ())]
@@ -189,12 +211,13 @@ def faces_used(fragment: str, rules: list[Rule]) -> set[str]:
                 for rule in sorted((r for r in candidates if r.matches(path)), key=lambda r: r.specificity):
                     values.update(rule.declarations)
                 face = (values["font-family"], values["font-style"], values["font-weight"])
-        if tag not in VOID and not rest.rstrip().endswith("/"):
-            stack.append(Open(element, rest, face, hidden))
+        if tag not in VOID and not self_closing(rest):
+            stack.append(Open(element, attributes, face, hidden))
     return found
 
 
 _rules: list[Rule] = []
+_css = b""  # KaTeX's stylesheet: part of each page's cache key, so an upgrade decides anew
 _fonts: set[str] = set()
 _faces: dict[str, list[str]] = {}  # page source -> the face files it preloads
 _cache: build_cache.Cache | None = None
@@ -202,10 +225,11 @@ RULES = Path(__file__).read_bytes()
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _rules, _fonts, _cache
+    global _rules, _css, _fonts, _cache
     dist = Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
     css = (dist / "katex.min.css").read_text(encoding="utf-8")  # render_math stops the build if missing
     _rules = font_rules(css)
+    _css = css.encode()
     _fonts = {font.name for font in (dist / "fonts").glob("*.woff2")}
     _cache = build_cache.Cache("math-fonts", Path(config.config_file_path).parent)
     _faces.clear()
@@ -217,7 +241,7 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
     if posts.record(page) is None or 'class="katex' not in html_text:
         _faces.pop(page.file.src_uri, None)
         return html_text
-    name = build_cache.key(html_text, RULES, json.dumps(sorted(_fonts)).encode())
+    name = build_cache.key(html_text, RULES, _css, json.dumps(sorted(_fonts)).encode())
     stored = _cache.get(name, ".json") if _cache else None
     if stored is None:
         # A face KaTeX does not ship would be matched to another by the browser: never preload it.

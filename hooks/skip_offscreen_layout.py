@@ -64,6 +64,12 @@ UNSKIPPABLE = re.compile(
 # moves onto the chunk (a chunk lays out its blocks on their own, so no margin crosses its edge): a
 # paragraph, a list, or a code block (its <pre>'s 1em; on phones the block's own 1em as well).
 EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"')
+# Not a list with a block at the start of its first item or the end of its last (a loose or nested
+# list, a code block in an item): that block's margin would pass through the list's edge and stop
+# inside the chunk, on top of the chunk's 1em.
+_BLOCK = r"(?:p|ul|ol|dl|div|pre|blockquote|table|figure|details|h[1-6])"
+BLOCK_AT_LIST_START = re.compile(rf"<(?:ul|ol)\b[^>]*>\s*<li\b[^>]*>\s*<{_BLOCK}\b")
+BLOCK_AT_LIST_END = re.compile(rf"</{_BLOCK}>\s*</li>\s*</(?:ul|ol)>$")
 # A code block's output box: Material styles it as the block's next sibling, so they stay together.
 RESULT = re.compile(r'\s*<div class="result"')
 VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
@@ -150,8 +156,10 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     chunks: list[tuple[int, int, str]] = []
     for run in runs:
         # Its first and last block lose their margin to the chunk's 1em (site.css): see EDGE.
-        edges = [i for i, (start, end, _) in enumerate(run)
-                 if EDGE.match(fragment, start) and not RESULT.match(fragment, end)]
+        edges = [i for i, (start, end, tag) in enumerate(run)
+                 if EDGE.match(fragment, start) and not RESULT.match(fragment, end)
+                 and not (tag in ("ul", "ol") and (BLOCK_AT_LIST_START.match(fragment, start)
+                                                   or BLOCK_AT_LIST_END.search(fragment, max(start, end - 400), end)))]
         if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
             start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])

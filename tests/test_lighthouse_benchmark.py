@@ -28,6 +28,7 @@ def test_reference_is_a_default_material_page_with_none_of_the_sites_additions(t
     site = lighthouse.build_reference(tmp_path / "reference")
     html = (site / "index.html").read_text(encoding="utf-8")
     assert html.count("<p>") == 12
+    assert not (site / "search").exists()  # no plugin: Material's search would fetch its index at load
     assert "assets/javascripts/bundle." in html  # Material's own script and CSS
     assert "assets/stylesheets/main." in html
     # None of the site's hooks, stylesheets or scripts; and no font host (font: false).

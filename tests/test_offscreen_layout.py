@@ -94,6 +94,21 @@ def test_everything_past_the_first_screens_is_wrapped_but_headings_and_live_part
     assert out.startswith(intro + '<h2 id="a">A</h2>\n<div class="offscreen-chunk"')
 
 
+@pytest.mark.parametrize("inner", [
+    "<ul>\n<li>a<ul>\n<li>b</li>\n</ul>\n</li>\n</ul>\n",  # nested: its inner list's margin
+    "<ul>\n<li>\n<p>x</p>\n</li>\n</ul>\n",  # loose: its paragraph's margin
+    '<ol>\n<li>x<div class="highlight"><pre><code>y</code></pre></div></li>\n</ol>\n',  # a code block
+])
+def test_a_list_whose_edge_item_holds_a_block_is_never_a_chunks_edge(inner: str) -> None:
+    # That block's margin would pass through the list and stop inside the chunk, on top of its 1em.
+    plain = "<ul>\n<li>one</li>\n</ul>\n"
+    for lst, is_edge in ((plain, True), (inner, False)):
+        fragment = PROSE * 4 + '<h2 id="a">A</h2>\n' + lst + LONG + LONG + lst + '<h2 id="b">B</h2>\n'
+        chunks = chunk_contents(wrap_chunks(fragment))
+        assert len(chunks) == 1
+        assert chunks[0].startswith(lst.rstrip()[:8]) is is_edge and chunks[0].endswith(lst.rstrip()) is is_edge
+
+
 def test_a_page_whose_nesting_does_not_add_up_is_left_as_it_is() -> None:
     broken = LONG + "<div><p>unclosed</div>\n" + LONG
     assert top_level_blocks(broken) is None

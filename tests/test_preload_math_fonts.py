@@ -39,7 +39,9 @@ def test_compound_and_child_selectors_and_specificity(rules):
     # ".katex .delimsizing.mult .delim-size1>span": only the span directly inside delim-size1.
     delimiter = formula('<span class="delimsizing mult"><span class="delim-size1"><span>(</span></span></span>')
     assert fonts.faces_used(f"<p>{delimiter}</p>", rules) == {"KaTeX_Size1-Regular.woff2"}
-    deeper = formula('<span class="delimsizing mult"><span class="delim-size1"><b><span>(</span></b></span></span>')
+    # (<small>: an element between them whose UA style leaves the face alone.)
+    deeper = formula('<span class="delimsizing mult"><span class="delim-size1">'
+                     '<small><span>(</span></small></span></span>')
     assert fonts.faces_used(f"<p>{deeper}</p>", rules) == {"KaTeX_Main-Regular.woff2"}
     # ".katex .boldsymbol" sets family, style and weight: Math bold italic.
     symbol = formula('<span class="mord boldsymbol">x</span>')
@@ -58,6 +60,13 @@ def test_text_outside_formulas_and_the_mathml_twin_use_no_katex_face(rules):
     f'<div class="tabbed-set"><div class="tabbed-content"><div class="tabbed-block"><p>a</p></div>'
     f'<div class="tabbed-block"><p>{X_EQUALS}</p></div></div></div>',
     f"<p hidden>{X_EQUALS}</p>",
+    # A stray end tag (browsers ignore it) or an unquoted value ending in "/" must not reopen the details.
+    f"<details><summary>S</summary><div>a</span><p>{X_EQUALS}</p></div></details>",
+    f"<details><summary><a href=/x/>S</a></summary><p>{X_EQUALS}</p></details>",
+    f'<details title="click to open"><summary>S</summary><p>{X_EQUALS}</p></details>',
+    # The checked tab is shown (Material's ===+ checks a later one), not the first.
+    f'<div class="tabbed-set"><input type="radio"><input checked type="radio"><div class="tabbed-content">'
+    f'<div class="tabbed-block"><p>{X_EQUALS}</p></div><div class="tabbed-block"><p>b</p></div></div></div>',
 ])
 def test_formulas_the_browser_does_not_lay_out_at_load_preload_nothing(rules, hidden):
     assert fonts.faces_used(hidden, rules) == set()
@@ -68,9 +77,18 @@ def test_formulas_the_browser_does_not_lay_out_at_load_preload_nothing(rules, hi
     f"<details><summary>{X_EQUALS}</summary><p>more</p></details>",
     f'<div class="tabbed-set"><div class="tabbed-content"><div class="tabbed-block"><p>{X_EQUALS}</p></div>'
     f'<div class="tabbed-block"><p>b</p></div></div></div>',
+    f'<div class="tabbed-set"><input type="radio"><input checked="checked" type="radio"><div class="tabbed-content">'
+    f'<div class="tabbed-block"><p>a</p></div><div class="tabbed-block"><p>{X_EQUALS}</p></div></div></div>',
+    f'<p class="hidden-sm">{X_EQUALS}</p>',  # a class name is not the hidden attribute
 ])
 def test_formulas_shown_at_load_preload_their_faces(rules, shown):
     assert fonts.faces_used(shown, rules) == {"KaTeX_Math-Italic.woff2", "KaTeX_Main-Regular.woff2"}
+
+
+def test_a_font_keyword_the_hook_cannot_resolve_sets_nothing():
+    assert fonts.font_shorthand("inherit") == {}
+    assert fonts.font_shorthand("italic bold 1.2em KaTeX_Main,serif") == {
+        "font-style": "italic", "font-weight": "bold", "font-family": "KaTeX_Main,serif"}
 
 
 def test_face_file_names_follow_katex():
