@@ -19,7 +19,7 @@ measures every one) or a form control or embed.
 
 A chunk lays its blocks out on their own, so its first and last block's margins stop at its edge; it
 begins and ends with a paragraph, a list or a code block, whose margin (1em) site.css gives the
-chunk instead.
+chunk instead, or a static figure, whose 1.5em figures.css gives it (``data-top``/``data-bottom``).
 
 Material also wraps every table in its scrolling box once the page has loaded; replacing a child of
 the article makes the browser restyle the whole article (its rules on siblings), about as much as
@@ -60,10 +60,12 @@ TABLE_HOST = '<div class="table-host">'
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-# A chunk begins and ends with a block whose outer margin is exactly the chunk's 1em, which site.css
-# moves onto the chunk (a chunk lays out its blocks on their own, so no margin crosses its edge): a
-# paragraph, a list, or a code block (its <pre>'s 1em; on phones the block's own 1em as well).
-EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"')
+# A chunk begins and ends with a block whose outer margin the chunk can take over exactly (a chunk
+# lays out its blocks on their own, so no margin crosses its edge): the 1em of a paragraph, a list, or
+# a code block (its <pre>'s; on phones the block's own 1em as well), or a static figure's 1.5em.
+EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"|<figure class="fig"')
+# A static figure's margin is 1.5em (figures.css), so a chunk at one takes that margin at that edge.
+WIDE_EDGE = re.compile(r'<figure class="fig"')
 # Not a list with a block at the start of its first item or the end of its last (a loose or nested
 # list, a code block in an item): that block's margin would pass through the list's edge and stop
 # inside the chunk, on top of the chunk's 1em.
@@ -163,7 +165,9 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
         if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
             start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])
-            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}">'))
+            wide = "".join(f' data-{side}="wide"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
+                           if WIDE_EDGE.match(fragment, at))
+            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{wide}>'))
     hosts = [(start, end, TABLE_HOST) for start, end, tag in blocks if tag == "table"
              and not any(c_start <= start < c_end for c_start, c_end, _ in chunks)]
     return sorted(chunks + hosts)

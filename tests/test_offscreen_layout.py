@@ -25,7 +25,8 @@ PROSE = "<p>" + "A sentence about warps and tiles. " * 30 + "</p>\n"
 LONG = PROSE * 3  # longer than MIN_CHARS
 assert len(LONG) > MIN_CHARS > len(PROSE)
 
-UNWRAP = re.compile(r'<div class="offscreen-chunk" style="--chunk-lines:\d+">|<div class="table-host">')
+UNWRAP = re.compile(r'<div class="offscreen-chunk" style="--chunk-lines:\d+"(?: data-\w+="wide")*>'
+                    r'|<div class="table-host">')
 
 
 def unwrapped(html: str) -> str:
@@ -107,6 +108,16 @@ def test_a_list_whose_edge_item_holds_a_block_is_never_a_chunks_edge(inner: str)
         chunks = chunk_contents(wrap_chunks(fragment))
         assert len(chunks) == 1
         assert chunks[0].startswith(lst.rstrip()[:8]) is is_edge and chunks[0].endswith(lst.rstrip()) is is_edge
+
+
+def test_a_chunk_at_a_static_figure_takes_the_figures_wider_margin() -> None:
+    figure = '<figure class="fig"><svg viewBox="0 0 10 5"><path d="M0 0"/></svg></figure>\n'
+    fragment = PROSE * 4 + '<h2 id="a">A</h2>\n' + figure + LONG + LONG + figure + '<h2 id="b">B</h2>\n'
+    out = wrap_chunks(fragment)
+    assert chunk_contents(out) == [(figure + LONG + LONG + figure).rstrip()]
+    assert '<div class="offscreen-chunk" style="--chunk-lines:' in out and 'data-top="wide" data-bottom="wide">' in out
+    ends_in_prose = PROSE * 4 + '<h2 id="a">A</h2>\n' + figure + LONG + LONG + '<h2 id="b">B</h2>\n'
+    assert 'data-top="wide">' in wrap_chunks(ends_in_prose) and "data-bottom" not in wrap_chunks(ends_in_prose)
 
 
 def test_a_page_whose_nesting_does_not_add_up_is_left_as_it_is() -> None:
