@@ -142,11 +142,13 @@ def test_last_updated_date_comes_from_the_last_commit(tmp_path: Path) -> None:
 
 
 def test_last_updated_date_of_an_uncommitted_file_is_the_build_date(site: Site) -> None:
-    # The fixture site is not even a git repository: the date falls back to the build date.
+    # The fixture site is not even a git repository: the date falls back to the build date, which is
+    # SOURCE_DATE_EPOCH when set (the Makefile sets the last commit's time), else the clock.
     site.write_post("p.md", post())
     result = site.build()
     assert result.returncode == 0, result.stderr
-    today = dt.datetime.now(dt.UTC)
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    today = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
     assert revision_date(site.html("blog/2025/03/04/a-fixture-post")) == f"{today:%B} {today.day}, {today.year}"
 
 
