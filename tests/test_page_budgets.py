@@ -8,7 +8,8 @@ under them are opened at phone width from a server that gzips text as a static h
 - the only font files fetched are KaTeX's, only on pages with math, and only those whose family
   and style some rendered formula uses (the site's text is in system fonts);
 - nothing is asked of another host, the console has no error, and nothing shifts the layout
-  (fonts arriving, figures drawing) once it is shown.
+  (fonts arriving, figures drawing) once it is shown;
+- each stylesheet is loaded and applied once (loading one again restyles the whole page).
 """
 
 from __future__ import annotations
@@ -59,6 +60,16 @@ USED_FONTS = """(atLoad) => {
 }"""
 
 
+# Each load of a stylesheet <link> (its load event fires each time the sheet is loaded and
+# applied), and whether the page's main content had been parsed by then.
+COUNT_SHEET_LOADS = """
+window.__sheetLoads = [];
+document.addEventListener('load', (event) => {
+  const link = event.target;
+  if (link.localName === 'link' && link.relList.contains('stylesheet'))
+    window.__sheetLoads.push([link.getAttribute('href').split('/').pop(), !!document.querySelector('main')]);
+}, true);"""
+
 PRELOADED = """() => [...document.querySelectorAll('link[rel=preload][as=font]')]
   .map(link => link.href.split('/').pop().replace(/\\.woff2$/, ''))"""
 
@@ -86,6 +97,7 @@ def font_face(url: str) -> str:
 def measure(browser: Browser, base: str, path: str) -> dict[str, object]:
     page, recorder = new_page(browser, base, **PHONE)
     page.add_init_script(WATCH_SHIFTS)
+    page.add_init_script(COUNT_SHEET_LOADS)
     sizes: list[tuple[str, str, int]] = []
     page.on("requestfinished", lambda request: sizes.append(
         (request.resource_type, request.url, request.sizes()["responseBodySize"])))
@@ -105,6 +117,7 @@ def measure(browser: Browser, base: str, path: str) -> dict[str, object]:
         "loaded_faces": sorted(page.evaluate(LOADED_FACES)),
         "math": page.locator(".katex").count(),
         "shifts": page.evaluate("window.__shifts"),
+        "sheet_loads": page.evaluate("window.__sheetLoads"),
         "external": recorder.external,
         "errors": recorder.errors,
     }
@@ -165,3 +178,14 @@ def test_no_layout_shift_from_fonts_or_figures(measured: dict[str, dict[str, obj
     shifted = {path: m["shifts"] for path, m in measured.items()
                if sum(s["value"] for s in m["shifts"]) > SHIFT_LIMIT}
     assert shifted == {}
+
+
+def test_no_stylesheet_is_applied_again_over_the_parsed_page(measured: dict[str, dict[str, object]]) -> None:
+    """Material's instant navigation makes every relative link absolute once its bundle runs; done
+    to a stylesheet's <link> then, that loads and applies the sheet again over the whole parsed
+    page, which is then restyled and laid out again. The site makes the head's links absolute
+    before the body is parsed (overrides/partials/javascripts/resolve-head-links.html)."""
+    assert all(m["sheet_loads"] for m in measured.values())
+    late = {path: sorted({sheet for sheet, main_parsed in m["sheet_loads"] if main_parsed})
+            for path, m in measured.items()}
+    assert {path: sheets for path, sheets in late.items() if sheets} == {}
