@@ -29,6 +29,7 @@ import build_cache
 import posts
 from mkdocs.plugins import event_priority
 from mkdocs.utils import get_relative_url
+from render_math import katex_dist
 from skip_offscreen_layout import CHUNK_CLASS, TOKEN, VOID
 
 if TYPE_CHECKING:
@@ -226,8 +227,8 @@ RULES = Path(__file__).read_bytes()
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     global _rules, _css, _fonts, _cache
-    dist = Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
-    css = (dist / "katex.min.css").read_text(encoding="utf-8")  # render_math stops the build if missing
+    dist = katex_dist(config)
+    css = (dist / "katex.min.css").read_text(encoding="utf-8")
     _rules = font_rules(css)
     _css = css.encode()
     _fonts = {font.name for font in (dist / "fonts").glob("*.woff2")}

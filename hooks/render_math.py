@@ -94,6 +94,13 @@ class _Katex:
             self.process = None
 
 
+def katex_dist(config: MkDocsConfig) -> Path:
+    """KaTeX's built stylesheet and fonts in the site's node_modules (hooks/preload_math_fonts.py
+    reads them too). A pure function of the config: on_config stops the build with a clear error
+    if KaTeX is not installed, before any hook reads them."""
+    return Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
+
+
 class _State:
     def __init__(self, config: MkDocsConfig) -> None:
         root = Path(config.config_file_path).resolve().parent
@@ -176,8 +183,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
     """KaTeX's stylesheet (fonts as woff2 only: every browser the site supports reads it) and fonts."""
-    assert _state is not None
-    dist = _state.modules / "katex" / "dist"
+    dist = katex_dist(config)
     css = (dist / "katex.min.css").read_text(encoding="utf-8")
     css = re.sub(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)', "", css)
     files.append(File.generated(config, STYLESHEET, content=css))

@@ -64,8 +64,9 @@ UNSKIPPABLE = re.compile(
 # lays out its blocks on their own, so no margin crosses its edge): the 1em of a paragraph, a list, or
 # a code block (its <pre>'s; on phones the block's own 1em as well), or a static figure's 1.5em.
 EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"|<figure class="fig"')
-# A static figure's margin is 1.5em (figures.css), so a chunk at one takes that margin at that edge.
-WIDE_EDGE = re.compile(r'<figure class="fig"')
+# Edges whose margin is not the chunk's 1em, by the kind the chunk names in data-top/data-bottom:
+# the stylesheet of that kind gives the chunk its margin there (figures.css: a static figure's 1.5em).
+EDGE_KINDS = {"figure": re.compile(r'<figure class="fig"')}
 # Not a list with a block at the start of its first item or the end of its last (a loose or nested
 # list, a code block in an item): that block's margin would pass through the list's edge and stop
 # inside the chunk, on top of the chunk's 1em.
@@ -165,9 +166,9 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
         if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
             start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])
-            wide = "".join(f' data-{side}="wide"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
-                           if WIDE_EDGE.match(fragment, at))
-            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{wide}>'))
+            kinds = "".join(f' data-{side}="{kind}"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
+                            for kind, pattern in EDGE_KINDS.items() if pattern.match(fragment, at))
+            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{kinds}>'))
     hosts = [(start, end, TABLE_HOST) for start, end, tag in blocks if tag == "table"
              and not any(c_start <= start < c_end for c_start, c_end, _ in chunks)]
     return sorted(chunks + hosts)

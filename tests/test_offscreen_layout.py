@@ -25,7 +25,7 @@ PROSE = "<p>" + "A sentence about warps and tiles. " * 30 + "</p>\n"
 LONG = PROSE * 3  # longer than MIN_CHARS
 assert len(LONG) > MIN_CHARS > len(PROSE)
 
-UNWRAP = re.compile(r'<div class="offscreen-chunk" style="--chunk-lines:\d+"(?: data-\w+="wide")*>'
+UNWRAP = re.compile(r'<div class="offscreen-chunk" style="--chunk-lines:\d+"(?: data-\w+="\w+")*>'
                     r'|<div class="table-host">')
 
 
@@ -115,9 +115,10 @@ def test_a_chunk_at_a_static_figure_takes_the_figures_wider_margin() -> None:
     fragment = PROSE * 4 + '<h2 id="a">A</h2>\n' + figure + LONG + LONG + figure + '<h2 id="b">B</h2>\n'
     out = wrap_chunks(fragment)
     assert chunk_contents(out) == [(figure + LONG + LONG + figure).rstrip()]
-    assert '<div class="offscreen-chunk" style="--chunk-lines:' in out and 'data-top="wide" data-bottom="wide">' in out
+    assert '<div class="offscreen-chunk" style="--chunk-lines:' in out
+    assert 'data-top="figure" data-bottom="figure">' in out
     ends_in_prose = PROSE * 4 + '<h2 id="a">A</h2>\n' + figure + LONG + LONG + '<h2 id="b">B</h2>\n'
-    assert 'data-top="wide">' in wrap_chunks(ends_in_prose) and "data-bottom" not in wrap_chunks(ends_in_prose)
+    assert 'data-top="figure">' in wrap_chunks(ends_in_prose) and "data-bottom" not in wrap_chunks(ends_in_prose)
 
 
 def test_a_page_whose_nesting_does_not_add_up_is_left_as_it_is() -> None:
