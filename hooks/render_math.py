@@ -96,8 +96,9 @@ class _Katex:
 
 def katex_dist(config: MkDocsConfig) -> Path:
     """KaTeX's built stylesheet and fonts in the site's node_modules (hooks/preload_math_fonts.py
-    reads them too). A pure function of the config: on_config stops the build with a clear error
-    if KaTeX is not installed, before any hook reads them."""
+    reads them too). A pure function of the config, so another hook may import it. If KaTeX is not
+    installed, this hook's on_config stops the build with a clear error first: mkdocs.yml lists it
+    before any hook that reads these files."""
     return Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
 
 

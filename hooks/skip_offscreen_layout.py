@@ -139,6 +139,12 @@ def estimated_lines(fragment: str) -> int:
     return max(1, round(len(" ".join(text.split())) / CHARS_PER_LINE + blocks + code + drawings + equations))
 
 
+def edge_kind(fragment: str, at: int) -> str | None:
+    """The kind (in EDGE_KINDS) of the block at a chunk's edge, if the chunk takes that edge's
+    margin from the kind's stylesheet rather than its own 1em."""
+    return next((kind for kind, pattern in EDGE_KINDS.items() if pattern.match(fragment, at)), None)
+
+
 def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     """(start, end, opening tag) of each wrapper the fragment gets, in order: a skippable chunk
     around each long run of plain top-level blocks, a table host around each top-level table left
@@ -167,7 +173,7 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
             start, end = run[edges[0]][0], run[edges[-1]][1]
             lines = estimated_lines(fragment[start:end])
             kinds = "".join(f' data-{side}="{kind}"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
-                            for kind, pattern in EDGE_KINDS.items() if pattern.match(fragment, at))
+                            if (kind := edge_kind(fragment, at)))
             chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{kinds}>'))
     hosts = [(start, end, TABLE_HOST) for start, end, tag in blocks if tag == "table"
              and not any(c_start <= start < c_end for c_start, c_end, _ in chunks)]
