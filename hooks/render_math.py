@@ -94,18 +94,23 @@ class _Katex:
             self.process = None
 
 
+def node_modules(config: MkDocsConfig) -> Path:
+    """The site's npm packages (KaTeX among them), beside mkdocs.yml."""
+    return Path(config.config_file_path).resolve().parent / "node_modules"
+
+
 def katex_dist(config: MkDocsConfig) -> Path:
-    """KaTeX's built stylesheet and fonts in the site's node_modules (hooks/preload_math_fonts.py
-    reads them too). A pure function of the config, so another hook may import it. If KaTeX is not
-    installed, this hook's on_config stops the build with a clear error first: mkdocs.yml lists it
-    before any hook that reads these files."""
-    return Path(config.config_file_path).resolve().parent / "node_modules" / "katex" / "dist"
+    """KaTeX's built stylesheet and fonts (hooks/preload_math_fonts.py reads them too). A pure
+    function of the config, so another hook may import it. If KaTeX is not installed, this hook's
+    on_config stops the build with a clear error first: mkdocs.yml lists it before any hook that
+    reads these files."""
+    return node_modules(config) / "katex" / "dist"
 
 
 class _State:
     def __init__(self, config: MkDocsConfig) -> None:
         root = Path(config.config_file_path).resolve().parent
-        self.modules = root / "node_modules"
+        self.modules = node_modules(config)
         package = self.modules / "katex" / "package.json"
         if not package.is_file():
             raise PluginError(f"render_math: KaTeX is missing from {self.modules}. The build renders math with "

@@ -60,13 +60,14 @@ TABLE_HOST = '<div class="table-host">'
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-# A chunk begins and ends with a block whose outer margin the chunk can take over exactly (a chunk
-# lays out its blocks on their own, so no margin crosses its edge): the 1em of a paragraph, a list, or
-# a code block (its <pre>'s; on phones the block's own 1em as well), or a static figure's 1.5em.
-EDGE = re.compile(r'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"|<figure class="fig"')
 # Edges whose margin is not the chunk's 1em, by the kind the chunk names in data-top/data-bottom:
 # the stylesheet of that kind gives the chunk its margin there (figures.css: a static figure's 1.5em).
 EDGE_KINDS = {"figure": re.compile(r'<figure class="fig"')}
+# A chunk begins and ends with a block whose outer margin the chunk can take over exactly (a chunk
+# lays out its blocks on their own, so no margin crosses its edge): the 1em of a paragraph, a list, or
+# a code block (its <pre>'s; on phones the block's own 1em as well), or one of EDGE_KINDS.
+EDGE = re.compile("|".join([r'<(?:p|ul|ol)\b', r'<div class="(?:language-[\w+#-]+ )?highlight"',
+                            *(pattern.pattern for pattern in EDGE_KINDS.values())]))
 # Not a list with a block at the start of its first item or the end of its last (a loose or nested
 # list, a code block in an item): that block's margin would pass through the list's edge and stop
 # inside the chunk, on top of the chunk's 1em.
