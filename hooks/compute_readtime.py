@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import build_cache
 import posts
+from html_tags import VOID
 from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 COUNTER_VERSION = "1"
 WORDS_PER_MINUTE = 265  # Material's default, so the numbers stay comparable
 SKIPPED = {"pre", "code", "svg", "script", "style"}
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
 class _ProseCounter(HTMLParser):

@@ -27,20 +27,17 @@ from typing import TYPE_CHECKING
 
 import build_cache
 import posts
-from mkdocs.plugins import event_priority
+from html_tags import attributes_of, tags
 from mkdocs.utils import get_relative_url
 from render_math import katex_dist
-from skip_offscreen_layout import CHUNK_CLASS, TOKEN, VOID
+from skip_offscreen_layout import CHUNK_CLASS
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
-    from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
 
 FONTS = "assets/katex/fonts"  # where hooks/render_math.py publishes KaTeX's woff2 files
 FONT_PROPERTIES = ("font-family", "font-style", "font-weight")
-# One attribute of a start tag: its name, and its value if it has one.
-ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 # One compound selector of KaTeX's stylesheet: an optional type, then classes (".a.b").
 COMPOUND = re.compile(r"([a-z]*)((?:\.[\w-]+)*)$")
 
@@ -128,17 +125,6 @@ def face_file(face: Face) -> str:
     return f"{family.split(',')[0].strip().strip(chr(34))}-{(bold + italic) or 'Regular'}.woff2"
 
 
-def attributes_of(text: str) -> dict[str, str]:
-    """A start tag's attributes (the text after its name), names lower-cased, values unquoted."""
-    return {m[1].lower(): (m[2] or "").strip("\"'") for m in ATTRIBUTE.finditer(text)}
-
-
-def self_closing(text: str) -> bool:
-    """``<path d="..."/>``, not ``<a href=/x/>`` (an unquoted value that ends in a slash)."""
-    text = text.rstrip()
-    return text.endswith("/") and (len(text) == 1 or text[-2] in " \t\n\"'")
-
-
 @dataclass
 class Open:
     """An element open at this point of the scan."""
@@ -185,34 +171,32 @@ def faces_used(fragment: str, rules: list[Rule]) -> set[str]:
     found: set[str] = set()
     stack: list[Open] = []
     position = 0
-    for token in TOKEN.finditer(fragment):
+    for tag in tags(fragment):
         top = stack[-1] if stack else None
-        if top is not None and top.face is not None and not top.hidden and fragment[position:token.start()].strip():
+        if top is not None and top.face is not None and not top.hidden and fragment[position:tag.start].strip():
             found.add(face_file(top.face))
-        position = token.end()
-        raw, closing, name, rest = token.groups()
-        if raw or name is None:
-            continue
-        tag = name.lower()
-        if closing:
+        position = tag.end
+        if tag.kind == "end":
             # Up to the element it closes; an end tag that closes nothing is ignored, as browsers do.
-            if any(o.element[0] == tag for o in stack):
-                while stack.pop().element[0] != tag:
+            if any(o.element[0] == tag.name for o in stack):
+                while stack.pop().element[0] != tag.name:
                     pass
             continue
-        attributes = attributes_of(rest)
-        element = (tag, frozenset(attributes.get("class", "").split()))
+        if tag.kind != "start":
+            continue
+        attributes = attributes_of(tag.rest)
+        element = (tag.name, frozenset(attributes.get("class", "").split()))
         hidden = hidden_at_load(element, attributes, stack)
         face = top.face if top is not None else None
         if not hidden and (face is not None or "katex" in element[1]):
-            candidates = [rule for key in (*element[1], tag) for rule in keyed.get(key, ())]
+            candidates = [rule for key in (*element[1], tag.name) for rule in keyed.get(key, ())]
             if candidates:
                 path = [o.element for o in stack] + [element]
                 values = dict(zip(FONT_PROPERTIES, face or ("", "normal", "normal"), strict=True))
                 for rule in sorted((r for r in candidates if r.matches(path)), key=lambda r: r.specificity):
                     values.update(rule.declarations)
                 face = (values["font-family"], values["font-style"], values["font-weight"])
-        if tag not in VOID and not self_closing(rest):
+        if tag.opens:
             stack.append(Open(element, attributes, face, hidden))
     return found
 
@@ -220,7 +204,6 @@ def faces_used(fragment: str, rules: list[Rule]) -> set[str]:
 _rules: list[Rule] = []
 _css = b""  # KaTeX's stylesheet: part of each page's cache key, so an upgrade decides anew
 _fonts: set[str] = set()
-_faces: dict[str, list[str]] = {}  # page source -> the face files it preloads
 _cache: build_cache.Cache | None = None
 RULES = Path(__file__).read_bytes()
 
@@ -233,31 +216,28 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     _css = css.encode()
     _fonts = {font.name for font in (dist / "fonts").glob("*.woff2")}
     _cache = build_cache.Cache("math-fonts", Path(config.config_file_path).parent)
-    _faces.clear()
     return config
 
 
-@event_priority(-60)  # after the chunks are made (hooks/skip_offscreen_layout.py, -50)
-def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-    if posts.record(page) is None or 'class="katex' not in html_text:
-        _faces.pop(page.file.src_uri, None)
-        return html_text
-    name = build_cache.key(html_text, RULES, _css, json.dumps(sorted(_fonts)).encode())
+def preloaded_faces(content: str) -> list[str]:
+    """The face files a post's content (as published: math rendered, chunks made) preloads."""
+    name = build_cache.key(content, RULES, _css, json.dumps(sorted(_fonts)).encode())
     stored = _cache.get(name, ".json") if _cache else None
-    if stored is None:
-        # A face KaTeX does not ship would be matched to another by the browser: never preload it.
-        faces = sorted(faces_used(html_text, _rules) & _fonts)
-        if _cache:
-            _cache.put(name, json.dumps(faces).encode(), ".json")
-    else:
-        faces = json.loads(stored)
-    _faces[page.file.src_uri] = faces
-    return html_text
+    if stored is not None:
+        return json.loads(stored)
+    # A face KaTeX does not ship would be matched to another by the browser: never preload it.
+    faces = sorted(faces_used(content, _rules) & _fonts)
+    if _cache:
+        _cache.put(name, json.dumps(faces).encode(), ".json")
+    return faces
 
 
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    # page.content is final here: every hook's on_page_content (the chunks among them) has run.
+    if posts.record(page) is None or not page.content or 'class="katex' not in page.content:
+        return output
     links = "".join(f'<link rel="preload" href="{get_relative_url(f"{FONTS}/{face}", page.url)}" as="font" '
-                    f'type="font/woff2" crossorigin>\n' for face in _faces.get(page.file.src_uri, []))
+                    f'type="font/woff2" crossorigin>\n' for face in preloaded_faces(page.content))
     # Before the stylesheets, so the downloads start with theirs.
     at = output.find('<link rel="stylesheet"')
     return output if not links or at < 0 else output[:at] + links + output[at:]

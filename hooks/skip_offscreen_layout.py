@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 import build_cache
 import posts
+from html_tags import tags
 from mkdocs.plugins import event_priority
 
 if TYPE_CHECKING:
@@ -76,7 +77,6 @@ BLOCK_AT_LIST_START = re.compile(rf"<(?:ul|ol)\b[^>]*>\s*<li\b[^>]*>\s*<{_BLOCK}
 BLOCK_AT_LIST_END = re.compile(rf"</{_BLOCK}>\s*</li>\s*</(?:ul|ol)>$")
 # A code block's output box: Material styles it as the block's next sibling, so they stay together.
 RESULT = re.compile(r'\s*<div class="result"')
-VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
 MIN_CHARS = 1500     # smaller runs are not worth a box of their own
 CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
 # Nothing within about the first three phone screens is wrapped: a chunk on screen at load could be
@@ -84,37 +84,25 @@ CHARS_PER_LINE = 70  # the post column is about 75 characters wide on a desk
 FIRST_SCREENS_LINES = 60
 
 
-# A start or end tag (quoted attribute values may hold ">"), a comment, or a raw-text element whole.
-TOKEN = re.compile(
-    r"<!--.*?-->"
-    r"|<(script|style)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>.*?</\1\s*>"
-    r"|<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S | re.I)
-
-
 def top_level_blocks(fragment: str) -> list[tuple[int, int, str]] | None:
     """(start, end, tag) of every top-level element, or None when the nesting does not add up."""
     blocks: list[tuple[int, int, str]] = []
     open_tags: list[str] = []
     start = 0
-    for token in TOKEN.finditer(fragment):
-        raw, closing, name, rest = token.groups()
-        if raw or name is None:  # a comment, or a script or style element taken whole
-            if raw and not open_tags:
-                blocks.append((token.start(), token.end(), raw.lower()))
+    for tag in tags(fragment):
+        if tag.kind == "comment":
             continue
-        tag = name.lower()
-        if closing:
-            if not open_tags or open_tags.pop() != tag:
+        if tag.kind == "end":
+            if not open_tags or open_tags.pop() != tag.name:
                 return None
             if not open_tags:
-                blocks.append((start, token.end(), tag))
-        elif tag in VOID or rest.rstrip().endswith("/"):
+                blocks.append((start, tag.end, tag.name))
+        elif tag.opens:
             if not open_tags:
-                blocks.append((token.start(), token.end(), tag))
-        else:
-            if not open_tags:
-                start = token.start()
-            open_tags.append(tag)
+                start = tag.start
+            open_tags.append(tag.name)
+        elif not open_tags:  # a void or self-closing element, or a script or style element whole
+            blocks.append((tag.start, tag.end, tag.name))
     return None if open_tags else blocks
 
 
@@ -154,11 +142,13 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     if not blocks:
         return []
     runs: list[list[tuple[int, int, str]]] = [[]]
+    lines_of: dict[int, int] = {}  # a block's estimated lines, by its start
     lines_above = 0
     for block in blocks:
         start, end, _tag = block
         skippable = lines_above > FIRST_SCREENS_LINES and not UNSKIPPABLE.search(fragment, start, end)
-        lines_above += estimated_lines(fragment[start:end])
+        lines_of[start] = estimated_lines(fragment[start:end])
+        lines_above += lines_of[start]
         if skippable:
             runs[-1].append(block)
         elif runs[-1]:
@@ -172,7 +162,7 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
                                                    or BLOCK_AT_LIST_END.search(fragment, max(start, end - 400), end)))]
         if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
             start, end = run[edges[0]][0], run[edges[-1]][1]
-            lines = estimated_lines(fragment[start:end])
+            lines = sum(lines_of[block[0]] for block in run[edges[0]:edges[-1] + 1])
             kinds = "".join(f' data-{side}="{kind}"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
                             if (kind := edge_kind(fragment, at)))
             chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{kinds}>'))
