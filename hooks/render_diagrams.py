@@ -29,12 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from build_cache import Cache, key
+from build_renders import BuildRenders, RenderState
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
-from post_checks import Problem, format_problems
+from post_checks import Problem
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
@@ -100,13 +100,13 @@ class _Browser:
         self.playwright = self.browser = self.page = None
 
 
-class _State:
+class _State(RenderState):
     def __init__(self, config: MkDocsConfig) -> None:
+        super().__init__()
         root = Path(config.config_file_path).resolve().parent
         self.package = root / "node_modules" / "mermaid"
         self.cache = Cache("diagrams", root)
         self.browser = _Browser(self.package / "dist" / "mermaid.min.js")
-        self.problems: list[Problem] = []
         self.diagrams = 0
         self._version: str | None = None
 
@@ -120,8 +120,18 @@ class _State:
             self._version = json.loads(manifest.read_text(encoding="utf-8"))["version"]
         return self._version
 
+    def close(self) -> None:
+        self.browser.close()
 
-_state: _State | None = None
+    def summary(self) -> str | None:
+        if not self.diagrams:
+            return None
+        return (f"{self.diagrams} diagrams: {self.browser.rendered} SVGs rendered by Mermaid {self.version} "
+                f"in Chromium in {self.browser.seconds:.1f} s, {self.cache.hits} from the build cache")
+
+
+renders = BuildRenders(_State, "diagram problem", log)
+on_config, on_env, on_post_build, on_build_error, on_shutdown = renders.hooks()
 
 
 def _unique_ids(svg: str) -> str:
@@ -136,18 +146,18 @@ def _unique_ids(svg: str) -> str:
 
 
 def _svg(source: str, theme: str) -> tuple[str | None, str | None]:
-    assert _state is not None
-    name = key(source, theme, _state.version, json.dumps(OPTIONS, sort_keys=True))
-    cached = _state.cache.get(name, ".svg")
+    state = renders.state
+    name = key(source, theme, state.version, json.dumps(OPTIONS, sort_keys=True))
+    cached = state.cache.get(name, ".svg")
     if cached is not None:
         return cached.decode("utf-8"), None
     if not Path(chromium_path()).exists():
         return None, "chromium"
-    svg, error = _state.browser.render(source, theme)
+    svg, error = state.browser.render(source, theme)
     if svg is None:
         return None, error or "Mermaid returned no SVG"
     svg = _unique_ids(svg)
-    _state.cache.put(name, svg.encode("utf-8"), ".svg")
+    state.cache.put(name, svg.encode("utf-8"), ".svg")
     return svg, None
 
 
@@ -170,21 +180,21 @@ def _problem(file: str, fence: int | None, error: str) -> Problem:
 
 
 def _render(text: str, page: Page) -> str:
-    assert _state is not None
+    state = renders.state
     fences = _fence_lines(page.file.content_string) if page.file.src_path else []
     number = 0
 
     def replace(match: re.Match[str]) -> str:
         nonlocal number
         number += 1
-        _state.diagrams += 1
+        state.diagrams += 1
         source = html.unescape(match.group(1))
         fence = fences[number - 1] if number <= len(fences) else None
         parts = []
         for palette, theme in THEMES.items():
             svg, error = _svg(source, theme)
             if svg is None:
-                _state.problems.append(_problem(page.file.src_uri, fence, error or ""))
+                state.problems.append(_problem(page.file.src_uri, fence, error or ""))
                 return match.group(0)
             svg = svg.replace(TOKEN, f"diagram-{number}-{palette}")
             parts.append(f'<div class="mermaid-diagram__{palette}">{svg}</div>')
@@ -205,44 +215,5 @@ def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     if '<pre class="mermaid-diagram">' not in output:
         return output
     output = _render(output, page)
-    assert _state is not None
-    if _state.problems:
-        raise PluginError(format_problems(sorted(set(_state.problems)), "diagram problem"))
+    renders.stop_on_problems()
     return output
-
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _state
-    _close()
-    _state = _State(config)
-    return config
-
-
-def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-    assert _state is not None
-    if _state.problems:
-        _close()
-        raise PluginError(format_problems(sorted(set(_state.problems)), "diagram problem"))
-    return env
-
-
-def on_post_build(*, config: MkDocsConfig) -> None:
-    assert _state is not None
-    if _state.diagrams:
-        log.info(f"{_state.diagrams} diagrams: {_state.browser.rendered} SVGs rendered by Mermaid {_state.version} "
-                 f"in Chromium "
-                 f"in {_state.browser.seconds:.1f} s, {_state.cache.hits} from the build cache")
-    _close()
-
-
-def on_build_error(*, error: Exception) -> None:
-    _close()
-
-
-def on_shutdown() -> None:
-    _close()
-
-
-def _close() -> None:
-    if _state is not None:
-        _state.browser.close()

@@ -27,14 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from build_cache import Cache, key
+from build_renders import BuildRenders, RenderState
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority, get_plugin_logger
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
-from post_checks import Problem, format_problems
+from post_checks import Problem
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
     from mkdocs.structure.pages import Page
@@ -107,8 +107,9 @@ def katex_dist(config: MkDocsConfig) -> Path:
     return node_modules(config) / "katex" / "dist"
 
 
-class _State:
+class _State(RenderState):
     def __init__(self, config: MkDocsConfig) -> None:
+        super().__init__()
         root = Path(config.config_file_path).resolve().parent
         self.modules = node_modules(config)
         package = self.modules / "katex" / "package.json"
@@ -119,29 +120,38 @@ class _State:
         self.cache = Cache("math", root)
         self.katex = _Katex(self.modules)
         self.memo: dict[tuple[str, bool], str | None] = {}
-        self.problems: list[Problem] = []
         self.formulas = 0
 
+    def close(self) -> None:
+        self.katex.close()
 
-_state: _State | None = None
+    def summary(self) -> str | None:
+        if not self.formulas:
+            return None
+        return (f"{self.formulas} formulas: {self.katex.rendered} rendered by KaTeX {self.version} "
+                f"in {self.katex.seconds:.1f} s, {self.cache.hits} from the build cache")
+
+
+renders = BuildRenders(_State, "math problem", log)
+on_config, on_env, on_post_build, on_build_error, on_shutdown = renders.hooks()
 
 
 def _html_of(tex: str, display: bool) -> tuple[str | None, str | None]:
     """KaTeX's HTML for one formula, from memory, the cache or Node; or KaTeX's error."""
-    assert _state is not None
-    if (tex, display) in _state.memo:
-        return _state.memo[(tex, display)], None
-    name = key(tex, "display" if display else "inline", _state.version, json.dumps(OPTIONS, sort_keys=True))
-    cached = _state.cache.get(name, ".html")
+    state = renders.state
+    if (tex, display) in state.memo:
+        return state.memo[(tex, display)], None
+    name = key(tex, "display" if display else "inline", state.version, json.dumps(OPTIONS, sort_keys=True))
+    cached = state.cache.get(name, ".html")
     if cached is not None:
         rendered: str | None = cached.decode("utf-8")
         error = None
     else:
-        rendered, error = _state.katex.render(tex, display)
+        rendered, error = state.katex.render(tex, display)
         if rendered is not None:
-            _state.cache.put(name, rendered.encode("utf-8"), ".html")
+            state.cache.put(name, rendered.encode("utf-8"), ".html")
     if error is None:
-        _state.memo[(tex, display)] = rendered
+        state.memo[(tex, display)] = rendered
     return rendered, error
 
 
@@ -156,7 +166,7 @@ def _line_of(source: str, tex: str, start: int) -> tuple[int | None, int]:
 
 
 def _render(text: str, page: Page | None) -> str:
-    assert _state is not None
+    state = renders.state
     source = page.file.content_string if page is not None and page.file.src_path else ""
     position = 0
 
@@ -165,7 +175,7 @@ def _render(text: str, page: Page | None) -> str:
         tag, opener, escaped = match.groups()
         tex = html.unescape(escaped).strip()
         display = opener == "["
-        _state.formulas += 1
+        state.formulas += 1
         rendered, error = _html_of(tex, display)
         if error is None and rendered is not None:
             return f'<{tag} class="arithmatex">{rendered}</{tag}>'
@@ -173,18 +183,11 @@ def _render(text: str, page: Page | None) -> str:
         delimiter = "$$" if display else "$"
         where = f"line {line}" if line is not None else f"formula {delimiter}{tex}{delimiter}"
         file = page.file.src_uri if page is not None else "(unknown page)"
-        _state.problems.append(Problem(file, where, f"the formula {delimiter}{tex}{delimiter} does not "
+        state.problems.append(Problem(file, where, f"the formula {delimiter}{tex}{delimiter} does not "
                                                     f"render: {error}. {ACCEPTED}"))
         return match.group(0)
 
     return FORMULA.sub(replace, text)
-
-
-def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    global _state
-    _close()
-    _state = _State(config)
-    return config
 
 
 def on_files(files: Files, *, config: MkDocsConfig) -> Files:
@@ -205,44 +208,11 @@ def on_page_content(html_text: str, *, page: Page, config: MkDocsConfig, files: 
     return _render(html_text, page)
 
 
-def on_env(env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
-    assert _state is not None
-    if _state.problems:
-        problems = sorted(_state.problems)
-        _close()
-        raise PluginError(format_problems(problems, "math problem"))
-    return env
-
-
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
     if 'class="arithmatex"' in output:  # excerpts on listings, rendered from Markdown by the blog plugin
         output = _render(output, page)
-        assert _state is not None
-        if _state.problems:
-            raise PluginError(format_problems(sorted(_state.problems), "math problem"))
+        renders.stop_on_problems()
     if 'class="katex' not in output:
         return output
     href = get_relative_url(STYLESHEET, page.url)
     return output.replace("</head>", f'<link rel="stylesheet" href="{href}">\n</head>', 1)
-
-
-def on_post_build(*, config: MkDocsConfig) -> None:
-    assert _state is not None
-    if _state.formulas:
-        log.info(f"{_state.formulas} formulas: {_state.katex.rendered} rendered by KaTeX {_state.version} "
-                 f"in {_state.katex.seconds:.1f} s, "
-                 f"{_state.cache.hits} from the build cache")
-    _close()
-
-
-def on_build_error(*, error: Exception) -> None:
-    _close()
-
-
-def on_shutdown() -> None:
-    _close()
-
-
-def _close() -> None:
-    if _state is not None:
-        _state.katex.close()
