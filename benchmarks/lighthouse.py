@@ -148,14 +148,14 @@ def main() -> int:
 
         reference = None if args.only else build_reference(Path(tmp) / "reference")
         if reference:
-            with serve(reference, compress=True, keep_alive=True) as base:
+            with serve(reference, compress=True) as base:
                 measure("reference", base, "/")
-        with serve(site_dir, compress=True, keep_alive=True) as base:
+        with serve(site_dir, compress=True) as base:
             for kind, path in pages(site_dir):
                 if not args.only or args.only in path:
                     measure(kind, base, path)
         if reference:  # again at the end: the machine's state may have changed over the run
-            with serve(reference, compress=True, keep_alive=True) as base:
+            with serve(reference, compress=True) as base:
                 measure("reference", base, "/")
     version = json.loads((HERE / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()

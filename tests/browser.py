@@ -37,9 +37,12 @@ COMPRESSED = {".html", ".css", ".js", ".mjs", ".json", ".xml", ".svg", ".txt", "
 
 
 class _GzipHandler(_QuietHandler):
-    """Sends text files gzip-encoded (level 6, as common hosts do) to a client that accepts it, so
-    byte counts are what a reader downloads."""
+    """Serves as a real host does: text files gzip-encoded (level 6, as common hosts do) to a client
+    that accepts it, so byte counts are what a reader downloads, over persistent HTTP/1.1
+    connections (GitHub Pages: HTTP/2). An HTTP/1.0 server makes a client open a new connection per
+    request, which Lighthouse's simulated slow network charges a round trip or two each."""
 
+    protocol_version = "HTTP/1.1"
     _cache: dict[tuple[str, float], bytes] = {}
 
     def do_GET(self) -> None:
@@ -61,21 +64,11 @@ class _GzipHandler(_QuietHandler):
         self.wfile.write(body)
 
 
-class _KeepAliveGzipHandler(_GzipHandler):
-    """HTTP/1.1 with persistent connections, as every real host serves (GitHub Pages: HTTP/2). An
-    HTTP/1.0 server makes a client open a new connection per request, which Lighthouse's simulated
-    slow network charges a round trip or two each."""
-
-    protocol_version = "HTTP/1.1"
-
-
 @contextmanager
-def serve(site_dir: Path, *, compress: bool = False, keep_alive: bool = False) -> Iterator[str]:
-    """Serve site_dir on a free loopback port (gzip-encoded text with compress=True, and then over
-    persistent HTTP/1.1 connections with keep_alive=True); yields the base URL."""
-    if keep_alive and not compress:
-        raise ValueError("keep_alive is a mode of the gzip server: pass compress=True too")
-    kind = (_KeepAliveGzipHandler if keep_alive else _GzipHandler) if compress else _QuietHandler
+def serve(site_dir: Path, *, compress: bool = False) -> Iterator[str]:
+    """Serve site_dir on a free loopback port; yields the base URL. With compress=True, as a real
+    host serves it (_GzipHandler)."""
+    kind = _GzipHandler if compress else _QuietHandler
     handler = functools.partial(kind, directory=str(site_dir))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
