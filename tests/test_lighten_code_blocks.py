@@ -58,7 +58,7 @@ def test_unwrapped_tokens_look_as_they_did_in_both_palettes(browser: Browser, re
         # Each palette chosen, then the page loaded in it: right after a switch, code blocks drawn
         # later (site.css skips them off screen) are still in their colour transition.
         for index, palette in ((1, "default"), (2, "slate")):
-            page.evaluate(f"__md_set('__palette', {{index: {index}, color: {{}}}})")
+            page.evaluate(f"__md_set('site.palette', {index})")
             page.goto(url, wait_until="load")
             assert scheme(page) == palette
             looks = page.evaluate(SAME_LOOK)

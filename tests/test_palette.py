@@ -40,14 +40,17 @@ def visible_toggle(page: Page) -> str:
 
 @pytest.mark.parametrize(("system", "stored", "wanted"), [
     ("light", None, "default"), ("dark", None, "slate"),   # nothing chosen: follow the system
-    ("light", 2, "slate"), ("dark", 1, "default"),         # a stored choice wins over the system
+    ("light", "__md_set('site.palette', 2)", "slate"),     # a stored choice wins over the system
+    ("dark", "__md_set('site.palette', 1)", "default"),
+    # A choice stored by an earlier version, under Material's key and in its format, and nothing else.
+    ("light", "localStorage.clear(); __md_set('__palette', {index: 2, color: {}})", "slate"),
 ])
 def test_the_palette_is_set_before_the_content_and_not_again(
-        browser: Browser, base_url: str, system: str, stored: int | None, wanted: str) -> None:
+        browser: Browser, base_url: str, system: str, stored: str | None, wanted: str) -> None:
     page, rec = new_page(browser, base_url, color_scheme=system)
     if stored is not None:
         page.goto(base_url + POST)
-        page.evaluate(f"__md_set('__palette', {{index: {stored}, color: {{}}}})")
+        page.evaluate(stored)
     page.add_init_script(WATCH_PALETTE)
     page.goto(base_url + POST, wait_until="load")
     page.wait_for_timeout(300)
@@ -83,6 +86,6 @@ def test_the_toggle_cycles_persists_and_works_by_keyboard(browser: Browser, base
     # Following the system: a change of the system setting is followed at once.
     page.emulate_media(color_scheme="light")
     page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'default'")
-    assert page.evaluate("__md_get('__palette').index") == 0
+    assert page.evaluate("__md_get('site.palette')") == 0
     assert rec.errors == []
     page.context.close()
