@@ -6,7 +6,7 @@ the build take Material's and the plugins' own slow paths. The tests build the f
 ways and compare the two byte for byte (tests/test_speed.py); the content-hash cache has its own
 switch, ML_BLOG_BUILD_CACHE=off (hooks/build_cache.py). ``PageMemo`` keeps, within one process,
 what a pure function of a page's HTML returned (hooks/repair_markup.py, hooks/label_landmarks.py,
-hooks/add_page_assets.py), and honours the same switch.
+hooks/add_page_scripts.py), and honours the same switch.
 """
 
 from __future__ import annotations

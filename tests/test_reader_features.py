@@ -223,15 +223,6 @@ def test_each_page_loads_only_the_scripts_its_figures_need(reader_site: Site) ->
     assert scripts("blog/2025/05/11/ddp-buckets") == []
     listing = reader_site.html("blog")
     assert "ifig/" not in listing and "figure-zoom.js" not in listing
-    # The figures' stylesheet likewise, in the head: where a figure or diagram is, and nowhere else.
-    def sheets(path: str) -> list[str]:
-        html = reader_site.html(path)
-        head = html[:html.index("</head>")]
-        return [src.rsplit("/", 1)[-1] for src in re.findall(r'<link rel="stylesheet" href="([^"]+)"', head)]
-
-    assert sheets("blog/2025/08/07/compilers-one")[-1] == "figures.css"
-    assert "figures.css" not in sheets("blog") and "figures.css" not in sheets("blog/2025/05/11/ddp-buckets")
-    assert "site.css" in sheets("blog")
     # Inside Material's container, whose scripts instant navigation runs again.
     page = reader_site.html("blog/2025/08/07/compilers-one")
     container = page.index('data-md-component="container"')

@@ -211,7 +211,7 @@ def test_repairs_still_repair() -> None:
 
 
 def test_page_memo_computes_only_pages_it_has_not_seen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """speedups.PageMemo, which repair_markup, label_landmarks and add_page_assets run through."""
+    """speedups.PageMemo, which repair_markup, label_landmarks and add_page_scripts run through."""
     calls = []
     memo = speedups.PageMemo(lambda html: calls.append(html) or html.upper(), limit=20)
     page = "<p>page</p>"

@@ -1,20 +1,15 @@
-"""Scripts and figure styles only where they are used: each page gets the few its own HTML needs.
+"""Scripts only where they are used: each page gets the few scripts its own HTML needs.
 
-mkdocs.yml lists only the header's search script in ``extra_javascript`` and only the site's own
-stylesheet in ``extra_css``. Once a page is rendered, this hook reads which features its HTML
-contains and adds their scripts (``defer``, in this order) at the end of ``<main>``:
+mkdocs.yml lists no ``extra_javascript``. Once a page is rendered, this hook reads which features
+its HTML contains and adds their scripts (``defer``, in this order) at the end of ``<main>``:
 
 * ``<figure class="ifig" data-ifig="NAME">``: docs/javascripts/ifig/core.js, then ifig/NAME.js;
 * any ``<figure class="fig">`` or interactive figure: figure-zoom.js (the enlarge control);
 * code blocks, tables, equations or figures (what can scroll sideways, and Material's copy-button
-  bars): a11y.js;
+  bars): a11y.js.
 
-and, where a figure or a diagram is, the figures' stylesheet (docs/stylesheets/figures.css) at the
-end of ``<head>``. A listing has none: one request fewer before its first paint.
-
-The scripts sit inside Material's ``[data-md-component=container]``, whose scripts Material runs
-again after each instant navigation, so a figure is live whichever page the reader came from; the
-stylesheet arrives with the new page's head, which Material adds to the current one. Each script
+They sit inside Material's ``[data-md-component=container]``, whose scripts Material runs again
+after each instant navigation, so a figure is live whichever page the reader came from. Each script
 keeps one copy of its state if it runs again (core.js keeps its registry). A figure whose script
 does not exist is a warning (``--strict`` fails on it).
 """
@@ -38,8 +33,6 @@ log = get_plugin_logger("add_page_scripts")
 FIGURE = re.compile(r'<figure\b[^>]*\bdata-ifig="([a-z0-9-]+)"')
 ZOOMABLE = re.compile(r'<figure\b[^>]*\bclass="[^"]*\b(?:fig|ifig)\b')
 SCROLLABLE = re.compile(r'<pre\b|<table\b|class="katex-display"|<figure\b|class="mermaid-diagram"')
-FIGURE_STYLES = "stylesheets/figures.css"
-STYLED = re.compile(r'<figure\b[^>]*\bclass="[^"]*\b(?:fig|ifig)\b|class="mermaid-diagram"')
 
 
 def scripts_for(output: str) -> list[str]:
@@ -53,21 +46,13 @@ def scripts_for(output: str) -> list[str]:
     return wanted
 
 
-def stylesheets_for(output: str) -> list[str]:
-    """The stylesheets (paths under docs/) a page's HTML needs beyond the site's own."""
-    return [FIGURE_STYLES] if STYLED.search(output) else []
-
-
 # Under `mkdocs serve`, an unchanged page is not scanned again.
-_assets = speedups.PageMemo(lambda html: (tuple(scripts_for(html)), tuple(stylesheets_for(html))))
+_scripts = speedups.PageMemo(lambda html: tuple(scripts_for(html)))
 
 
 @event_priority(-90)  # after the hooks that render math and diagrams into the page
 def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
-    wanted, sheets = _assets(output)
-    if sheets and "</head>" in output:
-        links = "".join(f'<link rel="stylesheet" href="{get_relative_url(path, page.url)}">' for path in sheets)
-        output = output.replace("</head>", links + "\n</head>", 1)
+    wanted = _scripts(output)
     if not wanted or "</main>" not in output:
         return output
     docs = Path(config.docs_dir)
