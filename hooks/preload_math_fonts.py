@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import build_cache
+import html_tags
 import posts
 from html_tags import attributes_of, tags
 from mkdocs.utils import get_relative_url
@@ -205,7 +206,7 @@ _rules: list[Rule] = []
 _css = b""  # KaTeX's stylesheet: part of each page's cache key, so an upgrade decides anew
 _fonts: set[str] = set()
 _cache: build_cache.Cache | None = None
-RULES = Path(__file__).read_bytes()
+RULES = Path(__file__).read_bytes() + html_tags.SOURCE  # the tokenizer's rules are these too
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import build_cache
+import html_tags
 import posts
 from html_tags import tags
 from mkdocs.plugins import event_priority
@@ -182,8 +183,8 @@ def wrap_chunks(fragment: str, wraps: list[tuple[int, int, str]] | None = None) 
 
 
 _cache: build_cache.Cache | None = None
-# The rules are this file: a change to it makes every page's wrappers anew.
-RULES = Path(__file__).read_bytes()
+# The rules are this file and the tokenizer's: a change to either makes every page's wrappers anew.
+RULES = Path(__file__).read_bytes() + html_tags.SOURCE
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:

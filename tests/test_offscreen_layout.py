@@ -263,6 +263,17 @@ def test_wrappers_are_kept_in_the_build_cache_by_the_html(
     assert skip_offscreen_layout.cached_wrap_chunks(other) == wrap_chunks(other) and cache.misses == 2
 
 
+
+def test_the_cache_keys_cover_the_shared_tokenizer_too() -> None:
+    """An edit to hooks/html_tags.py changes how both cached hooks read a page: their keys hold it."""
+    import html_tags
+    import preload_math_fonts
+    import skip_offscreen_layout
+
+    for hook in (skip_offscreen_layout, preload_math_fonts):
+        assert hook.RULES == Path(hook.__file__).read_bytes() + html_tags.SOURCE, hook.__name__
+
+
 FA2 = "/blog/2025/08/14/flashattention-to-flashattention-2/"
 
 # Each box inside a chunk that could scroll sideways: is its chunk drawn, its tabindex, a11y.js's

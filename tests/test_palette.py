@@ -44,6 +44,8 @@ def visible_toggle(page: Page) -> str:
     ("dark", "__md_set('site.palette', 1)", "default"),
     # A choice stored by an earlier version, under Material's key and in its format, and nothing else.
     ("light", "localStorage.clear(); __md_set('__palette', {index: 2, color: {}})", "slate"),
+    # A stored value that is not JSON is no choice: the system's setting, and the toggle still works.
+    ("dark", "localStorage.clear(); localStorage.setItem(__md_scope.pathname + '.site.palette', '{no')", "slate"),
 ])
 def test_the_palette_is_set_before_the_content_and_not_again(
         browser: Browser, base_url: str, system: str, stored: str | None, wanted: str) -> None:
