@@ -6,6 +6,7 @@ failed, or ``mkdocs serve`` shutting down), and whose problems stop the build on
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
@@ -40,7 +41,8 @@ class BuildRenders(Generic[State]):
     """The lifecycle hooks of a rendering hook module, bound to its state: the module takes them
     as its own (``on_config, on_env, ... = renders.hooks()``) and reads ``renders.state``."""
 
-    def __init__(self, make_state: Callable[[MkDocsConfig], State], problem: str, log: object) -> None:
+    def __init__(self, make_state: Callable[[MkDocsConfig], State], problem: str,
+                 log: logging.Logger | logging.LoggerAdapter) -> None:
         self._make_state = make_state
         self._problem = problem  # "math problem": how format_problems names one
         self._log = log
@@ -79,7 +81,7 @@ class BuildRenders(Generic[State]):
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         if (line := self.state.summary()) is not None:
-            self._log.info(line)  # type: ignore[attr-defined]
+            self._log.info(line)
         self.close()
 
     def on_build_error(self, *, error: Exception) -> None:

@@ -184,7 +184,7 @@ def _render(text: str, page: Page | None) -> str:
         where = f"line {line}" if line is not None else f"formula {delimiter}{tex}{delimiter}"
         file = page.file.src_uri if page is not None else "(unknown page)"
         state.problems.append(Problem(file, where, f"the formula {delimiter}{tex}{delimiter} does not "
-                                                    f"render: {error}. {ACCEPTED}"))
+                                                   f"render: {error}. {ACCEPTED}"))
         return match.group(0)
 
     return FORMULA.sub(replace, text)

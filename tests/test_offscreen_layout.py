@@ -263,7 +263,6 @@ def test_wrappers_are_kept_in_the_build_cache_by_the_html(
     assert skip_offscreen_layout.cached_wrap_chunks(other) == wrap_chunks(other) and cache.misses == 2
 
 
-
 def test_the_cache_keys_cover_the_shared_tokenizer_too() -> None:
     """An edit to hooks/html_tags.py changes how both cached hooks read a page: their keys hold it."""
     import html_tags
