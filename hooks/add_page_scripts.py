@@ -1,7 +1,8 @@
 """Scripts only where they are used: each page gets the few scripts its own HTML needs.
 
-mkdocs.yml lists no ``extra_javascript``. Once a page is rendered, this hook reads which features
-its HTML contains and adds their scripts (``defer``, in this order) at the end of ``<main>``:
+mkdocs.yml's ``extra_javascript`` lists only the header's search. Once a page is rendered, this
+hook reads which features its HTML contains and adds their scripts (``defer``, in this order) at
+the end of ``<main>``:
 
 * ``<figure class="ifig" data-ifig="NAME">``: docs/javascripts/ifig/core.js, then ifig/NAME.js;
 * any ``<figure class="fig">`` or interactive figure: figure-zoom.js (the enlarge control);

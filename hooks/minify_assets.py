@@ -1,10 +1,11 @@
-"""The site's own scripts and stylesheets served minified.
+"""The site's own scripts served minified.
 
-docs/javascripts/ and docs/stylesheets/ stay readable, with their comments; readers download them
-without comments and spacing (a third less after gzip), which keeps a post page with math and an
-interactive figure inside its byte budget (tests/test_page_budgets.py). rjsmin and rcssmin (PyPI)
-only drop what the language ignores; the browser tests run the minified files. Third-party files
-(Material's, KaTeX's, Pagefind's) arrive minified already and are left alone.
+docs/javascripts/ stays readable, with its comments; readers download the scripts without comments
+and spacing (a third less after gzip), which keeps a post page with math and an interactive figure
+inside its byte budget (tests/test_page_budgets.py). rjsmin (PyPI) only drops what the language
+ignores; the browser tests run the minified files. The site's stylesheets are minified the same way
+(rcssmin) into the one stylesheet hooks/bundle_stylesheets.py builds. Third-party files (Material's,
+KaTeX's, Pagefind's) arrive minified already and are left alone.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import rcssmin
 import rjsmin
 
 if TYPE_CHECKING:
     from mkdocs.config.defaults import MkDocsConfig
 
-OWN = (("javascripts", "*.js", rjsmin.jsmin), ("stylesheets", "*.css", rcssmin.cssmin))
+OWN = (("javascripts", "*.js", rjsmin.jsmin),)
 
 
 def on_post_build(config: MkDocsConfig) -> None:

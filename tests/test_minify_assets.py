@@ -1,18 +1,18 @@
-"""hooks/minify_assets.py: the site serves its own scripts and stylesheets minified, nothing else."""
+"""hooks/minify_assets.py: the site serves its own scripts minified, nothing else (its stylesheets: in
+the bundle, tests/test_bundle_stylesheets.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import material as material_package
-import rcssmin
 import rjsmin
 from support import ROOT, Site
 
 
-def test_own_scripts_and_stylesheets_are_served_minified(reader_site: Site) -> None:
+def test_own_scripts_are_served_minified(reader_site: Site) -> None:
     checked = 0
-    for folder, pattern, minify in (("javascripts", "*.js", rjsmin.jsmin), ("stylesheets", "*.css", rcssmin.cssmin)):
+    for folder, pattern, minify in (("javascripts", "*.js", rjsmin.jsmin),):
         for source in (ROOT / "docs" / folder).rglob(pattern):
             built = reader_site.site_dir / source.relative_to(ROOT / "docs")
             text = source.read_text(encoding="utf-8")

@@ -10,6 +10,9 @@ under them are opened at phone width from a server that gzips text as a static h
 - nothing is asked of another host, the console has no error, and nothing shifts the layout
   (fonts arriving, figures drawing) once it is shown;
 - no stylesheet is loaded again once the page below the header is parsed (that restyles it all);
+- the page waits for one stylesheet of the site's (KaTeX's is the only other, on pages with math),
+  and the site's own scripts do not hold up its first paint;
+- sitemap.xml (Material's instant navigation reads it) is fetched once, not once per feed link too;
 - no font file is fetched twice.
 """
 
@@ -92,6 +95,13 @@ def budget_pages(site_dir: Path) -> list[str]:
     return ["/blog/", "/blog/category/", "/blog/archive/", *first, *posts]
 
 
+# The site's own scripts (not Material's bundle) that the parser must run where it meets them,
+# holding up the rest of the page and its first paint: neither deferred nor async.
+BLOCKING_SCRIPTS = """() => [...document.querySelectorAll('script[src]')]
+  .filter(s => !s.defer && !s.async && !s.src.includes('/assets/javascripts/bundle.'))
+  .map(s => new URL(s.src).pathname)"""
+
+
 def font_face(url: str) -> str:
     """KaTeX_Main-BoldItalic.woff2 -> KaTeX_Main-BoldItalic; anything else as its file name."""
     return re.sub(r"\.(woff2?|ttf)$", "", url.rsplit("/", 1)[-1].split("?")[0])
@@ -122,6 +132,9 @@ def measure(browser: Browser, base: str, path: str) -> dict[str, object]:
         "shifts": page.evaluate("window.__shifts"),
         "sheets": page.locator("link[rel=stylesheet]").count(),
         "sheet_href_changes": page.evaluate("window.__sheetHrefChanges"),
+        "sheets_fetched": sorted(url.removeprefix(base) for kind, url, _ in sizes if kind == "stylesheet"),
+        "requests": [url.removeprefix(base) for _, url, _ in sizes],
+        "blocking_scripts": page.evaluate(BLOCKING_SCRIPTS),
         "external": recorder.external,
         "errors": recorder.errors,
     }
@@ -196,3 +209,24 @@ def test_no_stylesheet_is_loaded_again_over_the_parsed_page(measured: dict[str, 
     late = {path: sorted({sheet for sheet, main_reached in m["sheet_href_changes"] if main_reached})
             for path, m in measured.items()}
     assert {path: sheets for path, sheets in late.items() if sheets} == {}
+
+
+def test_a_page_waits_for_one_stylesheet_and_none_of_the_sites_scripts(
+        measured: dict[str, dict[str, object]]) -> None:
+    """Every stylesheet and parser-blocking script is a request the first paint waits for: the
+    site's sheets are joined with Material's into one (hooks/bundle_stylesheets.py), KaTeX's is
+    added only where there is math, and the site's scripts are deferred."""
+    for path, m in measured.items():
+        sheets = m["sheets_fetched"]
+        ours = [s for s in sheets if re.fullmatch(r"/assets/stylesheets/site\.[0-9a-f]{8}\.min\.css", s)]
+        others = sorted(set(sheets) - set(ours))
+        assert len(ours) == 1, f"{path} fetched {sheets}"
+        assert others == (["/assets/katex/katex.min.css"] if m["math"] else []), f"{path} fetched {sheets}"
+        assert m["blocking_scripts"] == [], f"{path}: scripts that block parsing: {m['blocking_scripts']}"
+
+
+def test_sitemap_is_fetched_once(measured: dict[str, dict[str, object]]) -> None:
+    """Material's instant navigation reads sitemap.xml once; its lookup of other-language versions
+    (link[rel=alternate], exact) would fetch it again for each feed link of the head."""
+    counts = {path: m["requests"].count("/sitemap.xml") for path, m in measured.items()}
+    assert set(counts.values()) == {1}, counts

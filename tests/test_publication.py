@@ -30,6 +30,25 @@ def section(html: str, pattern: str) -> str:
 # --- the built HTML ------------------------------------------------------------------------------
 
 
+def test_every_page_announces_both_feeds_to_browsers_and_feed_readers(reader_site: Site) -> None:
+    """Feed discovery reads rel as a set of tokens; Material's lookup of other-language versions of
+    the site matches link[rel=alternate] exactly and would fetch sitemap.xml for each feed link
+    (tests/test_page_budgets.py counts the fetches), so the value is "alternate " (overrides/main.html)."""
+    for url in ("blog", ONE, "about"):
+        head = reader_site.html(url).split("</head>", 1)[0]
+        feeds = {}
+        for tag in re.findall(r"<link [^>]*>", head):
+            attrs = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+            if "alternate" in attrs.get("rel", "").split():
+                feeds[attrs["type"]] = attrs
+        assert sorted(feeds) == ["application/feed+json", "application/rss+xml"], (url, feeds)
+        for kind, name in (("application/rss+xml", "feed_rss_created.xml"),
+                           ("application/feed+json", "feed_json_created.json")):
+            assert feeds[kind]["href"].endswith(name) and (reader_site.site_dir / name).is_file()
+            assert feeds[kind]["rel"] != "alternate", "Material would fetch sitemap.xml for this link"
+            assert feeds[kind]["title"].startswith(SITE_NAME)
+
+
 def test_front_page_has_a_masthead_subscribe_links_and_browse_lists(reader_site: Site) -> None:
     html = reader_site.html("blog")
     masthead = section(html, r'<header class="md-typeset masthead">.*?</header>')
