@@ -63,8 +63,41 @@ def test_the_palette_is_set_before_the_content_and_not_again(
     assert page.locator("form[data-site-palette] label:visible").count() == 1
     header = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
     rgb = [int(x) for x in header[header.index("(") + 1:header.index(")")].split(",")[:3]]
+    # Set once the loaded page is idle (reading the header's colours while parsing splits the paint).
+    page.wait_for_function("document.querySelector('meta[name=theme-color]')", timeout=5000)
     theme = page.evaluate("document.querySelector('meta[name=theme-color]').content")
     assert theme == "#" + "".join(f"{c:02x}" for c in rgb)
+    assert rec.errors == []
+    page.context.close()
+
+
+# Every computed-style read made while the page is still being parsed, by the script making it.
+WATCH_STYLE_READS = """
+window.__styleReads = [];
+const read = window.getComputedStyle;
+window.getComputedStyle = function (...args) {
+  if (document.readyState === 'loading')
+    window.__styleReads.push((new Error().stack.split('\\n')[2] || '').trim());
+  return read.apply(this, args);
+};
+"""
+
+
+def test_the_palette_reads_no_style_while_the_page_is_parsed(browser: Browser, base_url: str) -> None:
+    """The browser's theme and scheme colours are read from the header's computed style. Read while
+    the page is parsed, that is a style pass on its own: the parser stops for it and the browser
+    paints the header alone, the rest a frame later (two paints, a later largest one). They are
+    read once the loaded page is idle, and at once when the reader switches."""
+    page, rec = new_page(browser, base_url, color_scheme="dark")
+    page.add_init_script(WATCH_STYLE_READS)
+    page.goto(base_url + POST, wait_until="load")
+    page.wait_for_function("document.querySelector('meta[name=theme-color]')", timeout=5000)
+    ours = [where for where in page.evaluate("window.__styleReads") if POST in where]
+    assert ours == []
+    colour = page.evaluate("document.querySelector('meta[name=theme-color]').content")
+    page.locator("form[data-site-palette] label:visible").click()  # dark -> light: the header's colour stays
+    assert page.evaluate("document.querySelector('meta[name=color-scheme]').content") == "light"
+    assert page.evaluate("document.querySelector('meta[name=theme-color]').content") == colour
     assert rec.errors == []
     page.context.close()
 
