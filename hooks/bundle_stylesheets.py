@@ -3,9 +3,9 @@ at build in the order Material would link them.
 
 A page linked four sheets (main, palette, site.css, figures.css), and the browser paints nothing
 until every one has arrived. On a phone each is a request of its own, with its own connection and
-its own round trips, for a few KB; Lighthouse's simulated slow 4G charged the four about 110 ms of
-first paint on a listing page against one (benchmarks/lighthouse-report.md). Joined, they are one
-request of about the same size (gzip finds the same repetitions), cached once for every page.
+its own round trips, for a few KB (Lighthouse's simulated slow 4G put the front page's first paint
+about 110 ms later with four than with one: benchmarks/lighthouse-report.md, its notes). Joined,
+they are one request of about the same size, cached once for every page.
 
 The sheets keep their order (main, palette, then extra_css as listed in mkdocs.yml), so the cascade
 is what it was. Material's files arrive minified; the site's are minified here as
@@ -45,6 +45,7 @@ GLOBAL = "site_stylesheet"
 @dataclass
 class _State:
     sheets: list[str] = field(default_factory=list)  # extra_css, as mkdocs.yml lists them
+    sources: list[Path] = field(default_factory=list)  # their files under docs/
     name: str = ""  # the bundle's path in the site
     css: str = ""
 
@@ -73,12 +74,17 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    sources = []
     for path in _state.sheets:
         file = files.get_file_from_path(path)
-        if file is None:
+        # A theme's file has a path in the site too; only the site's own sheets are joined.
+        if file is None or not file.abs_src_path or \
+                not Path(file.abs_src_path).is_relative_to(Path(config.docs_dir).resolve()):
             raise PluginError(f"mkdocs.yml: extra_css: {path} is not a file under {config.docs_dir}. "
                               "Accepted: paths of CSS files under docs/.")
+        sources.append(Path(file.abs_src_path))
         files.remove(file)  # published inside the bundle only
+    _state.sources = sources
     return files
 
 
@@ -86,7 +92,7 @@ def bundle(config: MkDocsConfig) -> str:
     """The joined stylesheet: Material's sheets, then the site's extra_css, minified, in order."""
     names = MATERIAL_SHEETS if config.theme.get("palette") else MATERIAL_SHEETS[:1]
     parts = [material_sheet(config, n).read_text(encoding="utf-8") for n in names]
-    parts += [rcssmin.cssmin((Path(config.docs_dir) / p).read_text(encoding="utf-8")) for p in _state.sheets]
+    parts += [rcssmin.cssmin(p.read_text(encoding="utf-8")) for p in _state.sources]
     return "\n".join(SOURCE_MAP.sub("", p).strip() for p in parts) + "\n"
 
 

@@ -11,7 +11,7 @@ import rcssmin
 from support import ROOT, Site
 
 MATERIAL_CSS = Path(material_package.__file__).parent / "templates" / "assets" / "stylesheets"
-SHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)">')
+LINK = re.compile(r"<link\b[^>]*>")
 
 
 def stripped(css: str) -> str:
@@ -40,7 +40,8 @@ def test_every_page_links_the_bundle_and_only_katex_besides(reader_site: Site) -
         text = html.read_text(encoding="utf-8")
         if "<head>" not in text or 'http-equiv="refresh"' in text:  # redirect stubs link nothing
             continue
-        sheets = [href.rsplit("/", 1)[-1] for href in SHEET.findall(text[:text.index("</head>")])]
+        links = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in LINK.findall(text[:text.index("</head>")])]
+        sheets = [link["href"].rsplit("/", 1)[-1] for link in links if "stylesheet" in link.get("rel", "").split()]
         assert len(sheets) in (1, 2) and re.fullmatch(r"site\.[0-9a-f]{8}\.min\.css", sheets[0]), (html, sheets)
         assert sheets[1:] in ([], ["katex.min.css"]), (html, sheets)
         pages += 1
@@ -49,8 +50,9 @@ def test_every_page_links_the_bundle_and_only_katex_besides(reader_site: Site) -
 
 def test_a_stylesheet_on_another_host_or_missing_is_refused(site: Site) -> None:
     config = (site.root / "mkdocs.yml").read_text(encoding="utf-8")
+    theirs = "assets/stylesheets/" + next(MATERIAL_CSS.glob("main.*.min.css")).name  # the theme's, not the site's
     for sheet, said in (("https://cdn.example.com/x.css", "is on another host"),
-                        ("stylesheets/missing.css", "is not a file under")):
+                        ("stylesheets/missing.css", "is not a file under"), (theirs, "is not a file under")):
         (site.root / "mkdocs.yml").write_text(
             config.replace("  - stylesheets/figures.css\n", f"  - stylesheets/figures.css\n  - {sheet}\n", 1),
             encoding="utf-8")
