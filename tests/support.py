@@ -141,6 +141,14 @@ def text_of(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip()
 
 
+def head_links(html: str) -> list[dict[str, str]]:
+    """The attributes of every <link> in a page's head, read with the hooks' own tokenizer."""
+    import html_tags  # hooks/, on sys.path (conftest.py)
+
+    head = html.split("</head>", 1)[0]
+    return [html_tags.attributes_of(t.rest) for t in html_tags.tags(head) if t.kind == "start" and t.name == "link"]
+
+
 def listed_titles(html: str) -> list[str]:
     """Titles of the post cards on a listing page, in order."""
     return [text_of(m) for m in re.findall(r'<h2 class="post-card__title"[^>]*>(.*?)</h2>', html, re.DOTALL)]

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import material as material_package
 import rcssmin
-from support import ROOT, Site
+from support import ROOT, Site, head_links
 
 MATERIAL_CSS = Path(material_package.__file__).parent / "templates" / "assets" / "stylesheets"
-LINK = re.compile(r"<link\b[^>]*>")
 
 
 def stripped(css: str) -> str:
@@ -40,8 +39,8 @@ def test_every_page_links_the_bundle_and_only_katex_besides(reader_site: Site) -
         text = html.read_text(encoding="utf-8")
         if "<head>" not in text or 'http-equiv="refresh"' in text:  # redirect stubs link nothing
             continue
-        links = [dict(re.findall(r'(\w+)="([^"]*)"', tag)) for tag in LINK.findall(text[:text.index("</head>")])]
-        sheets = [link["href"].rsplit("/", 1)[-1] for link in links if "stylesheet" in link.get("rel", "").split()]
+        sheets = [link["href"].rsplit("/", 1)[-1] for link in head_links(text)
+                  if "stylesheet" in link.get("rel", "").split()]
         assert len(sheets) in (1, 2) and re.fullmatch(r"site\.[0-9a-f]{8}\.min\.css", sheets[0]), (html, sheets)
         assert sheets[1:] in ([], ["katex.min.css"]), (html, sheets)
         pages += 1

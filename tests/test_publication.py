@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from browser import axe_violations, new_page, serve, switch_palette
 from playwright.sync_api import Browser, Page, expect
-from support import Site, listed_titles, make_site, post, post_urls, text_of
+from support import Site, head_links, listed_titles, make_site, post, post_urls, text_of
 
 SITE_NAME = "ML Systems Deep Dives"
 TWO = "blog/2025/09/01/compilers-two/"  # part 2 of 2, updated, with a wide figure (reader_fixtures)
@@ -35,12 +35,8 @@ def test_every_page_announces_both_feeds_to_browsers_and_feed_readers(reader_sit
     the site matches link[rel=alternate] exactly and would fetch sitemap.xml for each feed link
     (tests/test_page_budgets.py counts the fetches), so the value is "alternate " (overrides/main.html)."""
     for url in ("blog", ONE, "about"):
-        head = reader_site.html(url).split("</head>", 1)[0]
-        feeds = {}
-        for tag in re.findall(r"<link [^>]*>", head):
-            attrs = dict(re.findall(r'(\w+)="([^"]*)"', tag))
-            if "alternate" in attrs.get("rel", "").split():
-                feeds[attrs["type"]] = attrs
+        feeds = {link["type"]: link for link in head_links(reader_site.html(url))
+                 if "alternate" in link.get("rel", "").split()}
         assert sorted(feeds) == ["application/feed+json", "application/rss+xml"], (url, feeds)
         for kind, name in (("application/rss+xml", "feed_rss_created.xml"),
                            ("application/feed+json", "feed_json_created.json")):
