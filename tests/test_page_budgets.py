@@ -215,16 +215,15 @@ def test_a_page_waits_for_one_stylesheet_and_none_of_the_sites_scripts(
         measured: dict[str, dict[str, object]]) -> None:
     """Every stylesheet and parser-blocking script is a request the first paint waits for: the
     site's sheets are joined with Material's into one (hooks/bundle_stylesheets.py), KaTeX's is
-    added only where there is math, and the site's scripts are deferred, all but search.js for now
-    (mkdocs.yml says why)."""
+    added only where there is math, and every script of the site's is deferred (Material's bundle
+    is its own, at the end of the body)."""
     for path, m in measured.items():
         sheets = m["sheets_fetched"]
         ours = [s for s in sheets if re.fullmatch(r"/assets/stylesheets/site\.[0-9a-f]{8}\.min\.css", s)]
         others = sorted(set(sheets) - set(ours))
         assert len(ours) == 1, f"{path} fetched {sheets}"
         assert others == (["/assets/katex/katex.min.css"] if m["math"] else []), f"{path} fetched {sheets}"
-        assert m["blocking_scripts"] == ["/javascripts/search.js"], f"{path}: scripts that block parsing: " \
-            f"{m['blocking_scripts']}"
+        assert m["blocking_scripts"] == [], f"{path}: scripts that block parsing: {m['blocking_scripts']}"
 
 
 def test_sitemap_is_fetched_once(measured: dict[str, dict[str, object]]) -> None:
