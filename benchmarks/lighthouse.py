@@ -76,6 +76,22 @@ def pages(site_dir: Path) -> list[tuple[str, str]]:
     return [("listing", p) for p in listings] + [("post", p) for p in posts]
 
 
+def page_arguments(doc: str, runs: int) -> argparse.Namespace:
+    """The command line the page benchmarks share: a built site or none, runs per page, a path filter."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--site-dir", type=Path, help="a built site (default: build the real site now)")
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--only", help="measure only URL paths containing this (no report written)")
+    return parser.parse_args()
+
+
+def build_site(site_dir: Path) -> Path:
+    """Build the real site into site_dir, as the benchmarks measure it; return site_dir."""
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)],
+                   cwd=ROOT, check=True)
+    return site_dir
+
+
 def build_reference(out_dir: Path) -> Path:
     """Build the reference site (a default Material page) in out_dir; return the built site."""
     (out_dir / "docs").mkdir(parents=True, exist_ok=True)
@@ -120,18 +136,10 @@ def misses(kind: str, run: dict) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site-dir", type=Path, help="a built site (default: build the real site now)")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--only", help="measure only URL paths containing this")
-    args = parser.parse_args()
+    args = page_arguments(__doc__, runs=3)
     cli = install()
     with tempfile.TemporaryDirectory() as tmp:
-        site_dir = args.site_dir
-        if site_dir is None:
-            site_dir = Path(tmp) / "site"
-            subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site_dir)],
-                           cwd=ROOT, check=True)
+        site_dir = args.site_dir or build_site(Path(tmp) / "site")
         rows, failed = [], []
 
         def measure(kind: str, base: str, path: str) -> None:

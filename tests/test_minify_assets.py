@@ -20,7 +20,8 @@ def test_own_scripts_are_served_minified(reader_site: Site) -> None:
             assert len(built.read_bytes()) < len(text.encode()), built
             checked += 1
     assert checked >= 10
-    # Material's bundle is served as Material ships it.
+    # Material's bundle is not minified again: it is Material's file, after one comment line
+    # (hooks/hint_eager_compile.py, tests/test_hint_eager_compile.py).
     bundle = next((reader_site.site_dir / "assets" / "javascripts").glob("bundle.*.min.js"))
     material = Path(material_package.__file__).parent / "templates" / "assets" / "javascripts" / bundle.name
-    assert bundle.read_bytes() == material.read_bytes()
+    assert bundle.read_bytes().endswith(material.read_bytes())

@@ -1,0 +1,101 @@
+"""hooks/hint_eager_compile.py: Material's bundle starts with V8's compile hint, its source map still
+points every line where Material's did, and a rebuild never adds the line twice. (What the hint
+saves on the main thread is a benchmark: benchmarks/eager_compile.py.)"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import material as material_package
+import pytest
+from mkdocs.config import load_config
+from mkdocs.exceptions import PluginError
+from support import ROOT, Site
+
+sys.path.insert(0, str(ROOT / "hooks"))
+import hint_eager_compile  # noqa: E402
+
+MATERIAL_JS = Path(material_package.__file__).parent / "templates" / "assets" / "javascripts"
+
+
+def built_bundle(site_dir: Path) -> Path:
+    [bundle] = (site_dir / "assets" / "javascripts").glob("bundle.*.min.js")
+    return bundle
+
+
+def test_bundle_starts_with_the_hint_and_is_otherwise_materials(reader_site: Site) -> None:
+    bundle = built_bundle(reader_site.site_dir)
+    text = bundle.read_text(encoding="utf-8")
+    # V8 reads the comment only as the file's first line.
+    assert text.splitlines()[0] == "//# allFunctionsCalledOnLoad"
+    assert text == "//# allFunctionsCalledOnLoad\n" + (MATERIAL_JS / bundle.name).read_text(encoding="utf-8")
+    assert text.count("allFunctionsCalledOnLoad") == 1
+
+
+def test_source_map_is_moved_down_one_line(reader_site: Site) -> None:
+    bundle = built_bundle(reader_site.site_dir)
+    ours = json.loads(bundle.with_name(bundle.name + ".map").read_text(encoding="utf-8"))
+    material = json.loads((MATERIAL_JS / (bundle.name + ".map")).read_text(encoding="utf-8"))
+    # One group per generated line: the hint's line maps to nothing, Material's lines as before.
+    assert ours["mappings"].split(";") == ["", *material["mappings"].split(";")]
+    assert {k: v for k, v in ours.items() if k != "mappings"} == {k: v for k, v in material.items() if k != "mappings"}
+    # The bundle still names its map on its last line, so tools find it.
+    assert bundle.read_text(encoding="utf-8").rstrip().endswith(f"//# sourceMappingURL={bundle.name}.map")
+
+
+def config_for(site: Site, site_dir: Path):
+    return load_config(str(site.root / "mkdocs.yml"), site_dir=str(site_dir))
+
+
+def test_running_again_on_a_built_site_adds_nothing(reader_site: Site, tmp_path: Path) -> None:
+    # `mkdocs serve --dirty` keeps files it did not copy again: the hook must start from Material's.
+    site_dir = tmp_path / "site"
+    shutil.copytree(reader_site.site_dir / "assets", site_dir / "assets")
+    before = built_bundle(site_dir).read_bytes()
+    config = config_for(reader_site, site_dir)
+    hint_eager_compile.on_post_build(config)
+    hint_eager_compile.on_post_build(config)
+    assert built_bundle(site_dir).read_bytes() == before
+
+
+def test_a_site_without_materials_bundle_is_a_clear_error(reader_site: Site, tmp_path: Path) -> None:
+    site_dir = tmp_path / "site"
+    (site_dir / "assets" / "javascripts").mkdir(parents=True)
+    with pytest.raises(PluginError, match=r"expected Material's one bundle at .*bundle\.\*\.min\.js, found 0"):
+        hint_eager_compile.on_post_build(config_for(reader_site, site_dir))
+
+
+# The benchmark's reading of a trace (benchmarks/eager_compile.py): what its report's numbers mean.
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import eager_compile  # noqa: E402
+
+
+def test_benchmark_compares_against_materials_own_bundle(reader_site: Site, tmp_path: Path) -> None:
+    plain = eager_compile.unhinted_copy(reader_site.site_dir, tmp_path / "plain")
+    bundle = built_bundle(plain)
+    assert bundle.read_bytes() == (MATERIAL_JS / bundle.name).read_bytes()
+    assert bundle.with_name(bundle.name + ".map").read_bytes() == (MATERIAL_JS / (bundle.name + ".map")).read_bytes()
+    assert built_bundle(reader_site.site_dir).read_text(encoding="utf-8").startswith("//# allFunctionsCalledOnLoad")
+
+
+def test_benchmark_counts_nested_compiles_once_and_blocking_only_after_the_first_paint() -> None:
+    main, other = {"pid": 1, "tid": 1}, {"pid": 1, "tid": 2}
+    events = [
+        {**main, "name": "thread_name", "ph": "M", "args": {"name": "CrRendererMain"}},
+        {**other, "name": "thread_name", "ph": "M", "args": {"name": "ThreadPoolForegroundWorker"}},
+        {**main, "name": "firstContentfulPaint", "ph": "R", "ts": 100_000, "args": {}},
+        # A task before the paint: not blocking, though long.
+        {**main, "name": "ThreadControllerImpl::RunTask", "ph": "X", "ts": 0, "dur": 90_000},
+        # After it: 120 ms (70 blocking) and 40 ms (none).
+        {**main, "name": "ThreadControllerImpl::RunTask", "ph": "X", "ts": 200_000, "dur": 120_000},
+        {**main, "name": "ThreadControllerImpl::RunTask", "ph": "X", "ts": 400_000, "dur": 40_000},
+        # A 10 ms compile with a parse nested in it, and a 5 ms one: 15 ms; the worker's does not count.
+        {**main, "name": "V8.CompileCode", "ph": "X", "ts": 210_000, "dur": 10_000},
+        {**main, "name": "V8.ParseFunction", "ph": "X", "ts": 212_000, "dur": 4_000},
+        {**main, "name": "V8.PreParse", "ph": "X", "ts": 300_000, "dur": 5_000},
+        {**other, "name": "V8.CompileCode", "ph": "X", "ts": 210_000, "dur": 50_000},
+    ]
+    assert eager_compile.summarise(events) == {"compile": 15.0, "blocking": 70.0}
