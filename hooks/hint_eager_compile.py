@@ -6,9 +6,10 @@ hundreds of them on load: while it sets up its observables, and again when it mo
 at DOMContentLoaded. On a long post those tasks run after the first paint, so every reader waits on
 them before the page answers a tap, and Lighthouse counts them as blocking time. A file that starts
 with the magic comment ``//# allFunctionsCalledOnLoad`` (V8's explicit compile hints, in Chromium
-since 136) is compiled whole on the background thread that streams it in. On the Qwen3 post this
-takes most of the compile work off the main thread: benchmarks/eager_compile.py measures it, and
-its report is benchmarks/eager-compile-report.md. Browsers without the feature read a comment.
+since 136; https://v8.dev/blog/explicit-compile-hints) is compiled whole on the background thread
+that streams it in. Measured on every post and listing page, that leaves the main thread about 0.4x
+the lazy compiling it had (benchmarks/eager_compile.py, report in benchmarks/eager-compile-report.md).
+Browsers without the feature read a comment.
 
 The bundle is rewritten from Material's own file each build (so a rebuild never adds the line
 twice), and its source map is moved down one line to match: a map's ``mappings`` holds one
