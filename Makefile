@@ -41,7 +41,7 @@ NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/n
 .PHONY: help serve build build-browser benchmark test test-fast lint check-posts new-post schema urls deploy browser screenshots print-python clean lock audit lighthouse eager-compile
 
 help: ## List the targets
-	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-14s %s\n", $$1, $$2}'
 
 print-python: ## Say which Python creates .venv (override with PYTHON=...)
 	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
@@ -148,7 +148,7 @@ screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site
 lighthouse: $(BIN)/.test-deps node_modules/.installed browser ## Lighthouse (pinned in benchmarks/lighthouse/) on every post and listing page: writes benchmarks/lighthouse-report.md
 	CHROMIUM=$(CHROMIUM) PATH="$(NODE_HOME)/bin:$$PATH" $(BIN)/python benchmarks/lighthouse.py
 
-eager-compile: $(BIN)/.test-deps node_modules/.installed browser ## Main-thread compile and blocking time with and without the compile hint on Material's bundle: writes benchmarks/eager-compile-report.md
+eager-compile: $(BIN)/.test-deps browser ## Main-thread compile and blocking time with and without the compile hint on Material's bundle: writes benchmarks/eager-compile-report.md
 	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/eager_compile.py
 
 # The build renders Mermaid diagrams in Chromium (hooks/render_diagrams.py); a diagram already in

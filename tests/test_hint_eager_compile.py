@@ -28,11 +28,11 @@ def built_bundle(site_dir: Path) -> Path:
 
 def test_bundle_starts_with_the_hint_and_is_otherwise_materials(reader_site: Site) -> None:
     bundle = built_bundle(reader_site.site_dir)
-    text = bundle.read_text(encoding="utf-8")
-    # V8 reads the comment only as the file's first line.
-    assert text.splitlines()[0] == "//# allFunctionsCalledOnLoad"
-    assert text == "//# allFunctionsCalledOnLoad\n" + (MATERIAL_JS / bundle.name).read_text(encoding="utf-8")
-    assert text.count("allFunctionsCalledOnLoad") == 1
+    data = bundle.read_bytes()
+    # At the top: V8 applies the comment to the functions after it, here all of them.
+    assert data.split(b"\n", 1)[0] == b"//# allFunctionsCalledOnLoad"
+    assert data == b"//# allFunctionsCalledOnLoad\n" + (MATERIAL_JS / bundle.name).read_bytes()
+    assert data.count(b"allFunctionsCalledOnLoad") == 1
 
 
 def test_source_map_is_moved_down_one_line(reader_site: Site) -> None:
@@ -54,17 +54,44 @@ def test_running_again_on_a_built_site_adds_nothing(reader_site: Site, tmp_path:
     # `mkdocs serve --dirty` keeps files it did not copy again: the hook must start from Material's.
     site_dir = tmp_path / "site"
     shutil.copytree(reader_site.site_dir / "assets", site_dir / "assets")
-    before = built_bundle(site_dir).read_bytes()
+    bundle = built_bundle(site_dir)
+    source_map = bundle.with_name(bundle.name + ".map")
+    before = bundle.read_bytes(), source_map.read_bytes()
     config = config_for(reader_site, site_dir)
     hint_eager_compile.on_post_build(config)
     hint_eager_compile.on_post_build(config)
-    assert built_bundle(site_dir).read_bytes() == before
+    assert (bundle.read_bytes(), source_map.read_bytes()) == before
+
+
+def test_a_stale_bundle_no_theme_ships_is_left_alone(reader_site: Site, tmp_path: Path) -> None:
+    # `mkdocs serve --dirty` after a Material upgrade leaves the old bundle in the site.
+    site_dir = tmp_path / "site"
+    shutil.copytree(reader_site.site_dir / "assets", site_dir / "assets")
+    stale = site_dir / "assets" / "javascripts" / "bundle.00000000.min.js"
+    stale.write_bytes(b"old();")
+    hint_eager_compile.on_post_build(config_for(reader_site, site_dir))
+    assert stale.read_bytes() == b"old();"
+
+
+def test_a_broken_source_map_in_the_theme_is_a_clear_error(reader_site: Site, tmp_path: Path) -> None:
+    site_dir = tmp_path / "site"
+    shutil.copytree(reader_site.site_dir / "assets", site_dir / "assets")
+    name = built_bundle(site_dir).name
+    override = tmp_path / "overrides"  # a theme folder ahead of Material's, shipping its own bundle
+    (override / "assets" / "javascripts").mkdir(parents=True)
+    (override / "assets" / "javascripts" / name).write_bytes(b"ours();")
+    (override / "assets" / "javascripts" / (name + ".map")).write_bytes(b'{"version": 3, "sources": [')
+    config = config_for(reader_site, site_dir)
+    config.theme.dirs.insert(0, str(override))
+    with pytest.raises(PluginError, match=rf"cannot move .*{name}\.map down one line"):
+        hint_eager_compile.on_post_build(config)
+    assert built_bundle(site_dir).read_bytes() == b"//# allFunctionsCalledOnLoad\nours();"
 
 
 def test_a_site_without_materials_bundle_is_a_clear_error(reader_site: Site, tmp_path: Path) -> None:
     site_dir = tmp_path / "site"
     (site_dir / "assets" / "javascripts").mkdir(parents=True)
-    with pytest.raises(PluginError, match=r"expected Material's one bundle at .*bundle\.\*\.min\.js, found 0"):
+    with pytest.raises(PluginError, match=r"expected Material's one bundle at .*bundle\.\*\.min\.js .*found 0"):
         hint_eager_compile.on_post_build(config_for(reader_site, site_dir))
 
 
@@ -81,12 +108,17 @@ def test_benchmark_compares_against_materials_own_bundle(reader_site: Site, tmp_
     assert built_bundle(reader_site.site_dir).read_text(encoding="utf-8").startswith("//# allFunctionsCalledOnLoad")
 
 
-def test_benchmark_counts_nested_compiles_once_and_blocking_only_after_the_first_paint() -> None:
-    main, other = {"pid": 1, "tid": 1}, {"pid": 1, "tid": 2}
+def test_benchmark_reads_the_painting_renderer_counts_nested_compiles_once_and_blocking_after_the_paint() -> None:
+    main, other, spare = {"pid": 1, "tid": 1}, {"pid": 1, "tid": 2}, {"pid": 2, "tid": 1}
     events = [
         {**main, "name": "thread_name", "ph": "M", "args": {"name": "CrRendererMain"}},
         {**other, "name": "thread_name", "ph": "M", "args": {"name": "ThreadPoolForegroundWorker"}},
-        {**main, "name": "firstContentfulPaint", "ph": "R", "ts": 100_000, "args": {}},
+        {**spare, "name": "thread_name", "ph": "M", "args": {"name": "CrRendererMain"}},
+        {**main, "name": "firstContentfulPaint", "ph": "R", "ts": 100_000,
+         "args": {"data": {"isOutermostMainFrame": True}}},
+        # An iframe's earlier paint in another renderer: not the page's.
+        {**spare, "name": "firstContentfulPaint", "ph": "R", "ts": 50_000,
+         "args": {"data": {"isOutermostMainFrame": False}}},
         # A task before the paint: not blocking, though long.
         {**main, "name": "ThreadControllerImpl::RunTask", "ph": "X", "ts": 0, "dur": 90_000},
         # After it: 120 ms (70 blocking) and 40 ms (none).
@@ -97,5 +129,8 @@ def test_benchmark_counts_nested_compiles_once_and_blocking_only_after_the_first
         {**main, "name": "V8.ParseFunction", "ph": "X", "ts": 212_000, "dur": 4_000},
         {**main, "name": "V8.PreParse", "ph": "X", "ts": 300_000, "dur": 5_000},
         {**other, "name": "V8.CompileCode", "ph": "X", "ts": 210_000, "dur": 50_000},
+        # The other renderer's main thread: none of it counts.
+        {**spare, "name": "ThreadControllerImpl::RunTask", "ph": "X", "ts": 200_000, "dur": 300_000},
+        {**spare, "name": "V8.CompileCode", "ph": "X", "ts": 210_000, "dur": 80_000},
     ]
-    assert eager_compile.summarise(events) == {"compile": 15.0, "blocking": 70.0}
+    assert eager_compile.summarise(events) == {"compile": 15.0, "tasks": 250.0, "blocking": 70.0}
