@@ -11,7 +11,7 @@ under them are opened at phone width from a server that gzips text as a static h
   (fonts arriving, figures drawing) once it is shown;
 - no stylesheet is loaded again once the page below the header is parsed (that restyles it all);
 - the page waits for one stylesheet of the site's (KaTeX's is the only other, on pages with math),
-  and for no script of the site's but search.js;
+  and for no script of the site's (search.js is deferred);
 - sitemap.xml (Material's instant navigation reads it) is fetched once, not once per feed link too;
 - no font file is fetched twice.
 """
