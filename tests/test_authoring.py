@@ -73,7 +73,7 @@ def test_make_new_post_without_a_title_says_how(tmp_path: Path) -> None:
 
 def test_make_help_says_what_clean_deletes() -> None:
     result = subprocess.run(["make", "-C", str(ROOT), "help"], capture_output=True, text=True)
-    assert "make clean        Delete site/, .venv/ and node_modules/" in result.stdout
+    assert "make clean          Delete site/, .venv/ and node_modules/" in result.stdout
 
 
 # --- make serve: a port of your choice, a clear line when it is taken ---------------------------
