@@ -17,6 +17,7 @@ assumes), the two copies interleaved, RUNS times. From each load's trace it read
 
 Only the page's renderer counts: the process whose main frame painted. The two copies alternate
 which loads first in each run.
+
 It writes benchmarks/eager-compile-report.md: per page, the medians with and without the hint, and
 the ratio of their sums over all pages, both measured in the same run (the machine is noisy).
 """
@@ -37,11 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "hooks"))
 from browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
+from hint_eager_compile import BUNDLE_GLOB  # noqa: E402
 from lighthouse import build_site, page_arguments, pages  # noqa: E402
 
 REPORT = ROOT / "benchmarks" / "eager-compile-report.md"
-BUNDLE_GLOB = "assets/javascripts/bundle.*.min.js"
 CATEGORIES = ["toplevel", "devtools.timeline", "v8", "disabled-by-default-v8.compile", "loading"]
 COMPILE_EVENTS = {"V8.CompileCode", "V8.ParseFunction", "V8.PreParse"}
 TASK_EVENTS = {"ThreadControllerImpl::RunTask", "RunTask"}

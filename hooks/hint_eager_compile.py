@@ -33,10 +33,6 @@ HINT = b"//# allFunctionsCalledOnLoad\n"
 BUNDLE_GLOB = "assets/javascripts/bundle.*.min.js"
 
 
-def hinted(script: bytes) -> bytes:
-    return HINT + script
-
-
 def shifted_map(source_map: bytes) -> bytes:
     """The source map of a file with one line added at its top. Source maps v3: ``mappings`` holds one
     ``;``-separated group per generated line, and only the generated column restarts at each line, so
@@ -48,19 +44,23 @@ def shifted_map(source_map: bytes) -> bytes:
     return json.dumps(data, separators=(",", ":")).encode()
 
 
+def theme_file(dirs: list[Path], relative: Path) -> Path | None:
+    """The theme's copy of a built file: the first theme folder that has it, or None."""
+    return next((d / relative for d in dirs if (d / relative).is_file()), None)
+
+
 def on_post_build(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)
     dirs = [Path(d) for d in config.theme.dirs]  # overrides/ first, then Material's own
     # The theme's bundle, by name: a stale one left by `mkdocs serve --dirty` after an upgrade is no theme's.
     found = [(bundle, source) for bundle in sorted(site.glob(BUNDLE_GLOB))
-             if (source := next((d / bundle.relative_to(site) for d in dirs
-                                 if (d / bundle.relative_to(site)).is_file()), None))]
+             if (source := theme_file(dirs, bundle.relative_to(site)))]
     if len(found) != 1:
         raise PluginError(f"hooks/hint_eager_compile.py: expected Material's one bundle at {site / BUNDLE_GLOB} "
                           f"(a file of one of the theme folders {', '.join(map(str, dirs))}), found {len(found)}; "
                           "has the theme changed?")
     [(bundle, source)] = found
-    bundle.write_bytes(hinted(source.read_bytes()))
+    bundle.write_bytes(HINT + source.read_bytes())
     source_map = source.with_name(source.name + ".map")
     if source_map.is_file():
         try:
