@@ -200,7 +200,7 @@ reused_front_matters = [0]
 
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
-    if source.unclosed or source.front_matter is None or not speedups.enabled():
+    if source.unclosed or source.front_matter is None or not speedups.enabled("check_memo"):
         return _parse_front_matter(rel, source)
     key = (rel, source.front_matter)
     kept = _front_matters.get(key)
@@ -547,7 +547,7 @@ def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None
                   snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
     """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
     global _probes
-    if not speedups.enabled():
+    if not speedups.enabled("check_memo"):
         return _body_problems(rel, body, first_line, docs_dir=docs_dir, snippet_bases=snippet_bases,
                               is_post=is_post)
     key = hashlib.sha256("\0".join((rel, str(first_line), str(docs_dir), repr([str(b) for b in snippet_bases]),
