@@ -1,0 +1,119 @@
+"""Re-take the post's roofline numbers on a CUDA GPU: one command, one JSON file.
+
+    python examples/cutlass_deep_dive/capture_gemm.py --out gemm.json
+
+It times square GEMMs through torch.mm (cuBLAS) in bf16 and fp16, one fp8 (e4m3) GEMM through
+torch._scaled_mm, and a device-to-device copy, and writes them in the format of
+docs/blog/posts/cutlass-deep-dive/gemm-h200.json, which roofline.py draws. Each time is the median
+of `--rep` runs timed with CUDA events, after `--warmup` runs, with the L2 cache overwritten before
+each run (a 256 MiB buffer is zeroed) so no run starts with its operands in cache. It needs a CUDA
+GPU (fp8 needs compute capability 8.9 or newer; the row is skipped, and says why, on older GPUs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+
+FP8_MIN_CAPABILITY = (8, 9)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", type=Path, default=Path("gemm.json"), help="where to write the JSON")
+    p.add_argument("--sizes", type=int, nargs="+", default=[2048, 4096, 8192, 16384], help="n of the n^3 GEMMs")
+    p.add_argument("--dtypes", nargs="+", default=["bfloat16", "float16"], choices=["bfloat16", "float16"])
+    p.add_argument("--fp8-n", type=int, default=8192, help="n of the fp8 GEMM (0: skip it)")
+    p.add_argument("--copy-gib", type=float, default=2.0, help="size of the copied tensor, GiB")
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--rep", type=int, default=50)
+    args = p.parse_args(argv)
+    if min(args.sizes) < 1 or args.warmup < 0 or args.rep < 1 or args.copy_gib <= 0:
+        p.error("sizes and --rep must be positive, --warmup non-negative, --copy-gib positive")
+    return args
+
+
+def gemm_row(dtype: str, n: int, ms: float) -> dict:
+    return {"dtype": dtype, "n": n, "ms": ms, "tflops": 2 * n**3 / (ms * 1e-3) / 1e12}
+
+
+def copy_gbps(nbytes: int, ms: float) -> float:
+    """A copy of nbytes reads nbytes and writes nbytes."""
+    return 2 * nbytes / (ms * 1e-3) / 1e9
+
+
+def document(rows: list[dict], copy: float, versions: dict, machine: str, args: argparse.Namespace) -> dict:
+    return {
+        "machine": machine,
+        "versions": versions,
+        "how": (f"cuBLAS through torch.mm on n x n by n x n matrices (torch.randn), n = {args.sizes}, and "
+                f"torch._scaled_mm in float8_e4m3fn (B column-major, unit scales, bfloat16 output) at n = "
+                f"{args.fp8_n}; a device-to-device copy_ of a {args.copy_gib:g} GiB float16 tensor; medians of "
+                f"{args.rep} runs timed with CUDA events after {args.warmup} warm-up runs, L2 overwritten before "
+                "each run; TFLOP/s = 2 n^3 / time; the copy's GB/s counts the bytes read plus the bytes written"),
+        "script": "examples/cutlass_deep_dive/capture_gemm.py",
+        "gemm": rows,
+        "copy_GBps_read_plus_write": copy,
+    }
+
+
+def median_ms(fn: Callable[[], object], warmup: int, rep: int) -> float:
+    flush = torch.empty(256 * 2**20, dtype=torch.int8, device="cuda")
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(rep):
+        flush.zero_()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if not torch.cuda.is_available():
+        print("capture_gemm.py needs a CUDA GPU: torch.cuda.is_available() is False", file=sys.stderr)
+        return 2
+    rows: list[dict] = []
+    for name in args.dtypes:
+        dtype = getattr(torch, name)
+        for n in args.sizes:
+            a, b = torch.randn(n, n, device="cuda", dtype=dtype), torch.randn(n, n, device="cuda", dtype=dtype)
+            rows.append(gemm_row(name, n, median_ms(lambda a=a, b=b: torch.mm(a, b), args.warmup, args.rep)))
+            print(rows[-1], flush=True)
+            del a, b
+    if args.fp8_n and torch.cuda.get_device_capability() >= FP8_MIN_CAPABILITY:
+        n = args.fp8_n
+        a = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn).t()  # _scaled_mm wants B column-major
+        one = torch.ones((), device="cuda")
+        ms = median_ms(lambda: torch._scaled_mm(a, b, one, one, out_dtype=torch.bfloat16), args.warmup, args.rep)
+        rows.append(gemm_row("float8_e4m3fn", n, ms))
+        print(rows[-1], flush=True)
+        del a, b
+    elif args.fp8_n:
+        print(f"fp8 skipped: compute capability {torch.cuda.get_device_capability()} < {FP8_MIN_CAPABILITY}")
+    src = torch.empty(int(args.copy_gib * 2**30) // 2, device="cuda", dtype=torch.float16)
+    dst = torch.empty_like(src)
+    copy = copy_gbps(src.numel() * 2, median_ms(lambda: dst.copy_(src), min(args.warmup, 5), args.rep))
+    props = torch.cuda.get_device_properties(0)
+    versions = {"torch": torch.__version__, "cuda": torch.version.cuda, "python": platform.python_version()}
+    machine = f"one {props.name} ({props.multi_processor_count} SMs, {props.total_memory / 1e9:.0f} GB)"
+    args.out.write_text(json.dumps(document(rows, copy, versions, machine, args), indent=1) + "\n", encoding="utf-8")
+    print(f"copy {copy:.0f} GB/s (read + write); wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
