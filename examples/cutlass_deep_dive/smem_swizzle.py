@@ -2,9 +2,10 @@
 
 CuTe's Swizzle<B, M, S> (include/cute/swizzle.hpp) maps an offset to itself with the B bits that
 sit S bits above the lowest M bits XOR-ed into those B bits. A shared-memory layout atom is a
-layout composed with a swizzle, e.g. the SM80 fp16 atom of CUTLASS's default configuration
-(test/unit/gemm/device/default_gemm_configuration.hpp): composition(Swizzle<3,3,3>{},
-Layout<Shape<_8,_64>,Stride<_64,_1>>{}), eight rows of 64 fp16 values (128 bytes each).
+layout composed with a swizzle, e.g. the SM80 fp16 K-major atom for a 64-wide k-tile in CUTLASS's
+unit-test configurations (test/unit/gemm/device/default_gemm_configuration.hpp): composition(
+Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{}), eight rows of 64 fp16 values (128 bytes
+each). The default 128x128x32 configuration uses the 32-wide atom, Swizzle<2,3,3> over (8,32):(32,1).
 
 Shared memory has 32 banks of 4-byte words (CUDA C++ Programming Guide, "Shared Memory"): a
 request that needs several different words from one bank is served in that many passes. ldmatrix
