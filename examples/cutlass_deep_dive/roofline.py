@@ -13,7 +13,6 @@ Run it: python examples/cutlass_deep_dive/roofline.py [--write]
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -63,25 +62,6 @@ def epilogue_share(data: dict, k: int, m: int = 8192, n: int = 8192) -> tuple[fl
 # --8<-- [end:roofline]
 
 
-# svgplot draws the phone's plot 360 units wide; a 390 px phone gives the column 358 px, where an
-# 11-unit label would render at 10.9 px. The narrow drawing is therefore cropped to x = 4 ... 358,
-# inside its margins, after checking that no horizontal label reaches past the crop.
-CROP = (4, 358)
-
-
-def _crop(text: str) -> str:
-    for tag, klass, label in re.findall(r'(<text class="(fig-text(?:-small)?)"[^>]*>)([^<]*)<', text):
-        if "transform" in tag:
-            continue
-        width = len(label) * (6.1 if klass == "fig-text-small" else 7.2)
-        x = float(re.search(r' x="([\d.]+)"', tag).group(1))
-        anchor = re.search(r'text-anchor="(\w+)"', tag)
-        lo = {"start": x, "middle": x - width / 2, "end": x - width}[anchor.group(1) if anchor else "start"]
-        assert CROP[0] <= lo and lo + width <= CROP[1], f"label {label!r} crosses the crop"
-    head = re.search(r'viewBox="0 0 360 (\d+)"', text)
-    return text.replace(head.group(0), f'viewBox="{CROP[0]} 0 {CROP[1] - CROP[0]} {head.group(1)}"', 1)
-
-
 def svg(data: dict, narrow: bool = False) -> str:
     bw = data["copy_GBps_read_plus_write"] / 1000  # TB/s
     lo, hi = 10.0, 10_000.0
@@ -101,7 +81,7 @@ def svg(data: dict, narrow: bool = False) -> str:
         Series("fp8 _scaled_mm", [x for x, _ in f8], [y for _, y in f8]),
     ]
     v = data["versions"]
-    drawing = line_plot(
+    return line_plot(
         series,
         fig_id="cutlass-deep-dive-roofline",
         title=f"Roofline of one H200: cuBLAS via torch {v['torch'].split('+')[0]}",
@@ -117,8 +97,6 @@ def svg(data: dict, narrow: bool = False) -> str:
         log_y=True,
         narrow=narrow,
     )
-    drawing = drawing.replace(">1e+03<", ">1000<")  # svgplot's tick format for 1000
-    return _crop(drawing) if narrow else drawing
 
 
 FIGURES = {OUT: lambda: svg(load()), OUT_NARROW: lambda: svg(load(), narrow=True)}
