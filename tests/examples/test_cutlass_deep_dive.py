@@ -1004,8 +1004,8 @@ def test_capture_script_cpu_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     # It cannot run without a GPU; what can be checked here: arguments, arithmetic, output format.
     args = cg.parse_args([])
     assert args.sizes == [2048, 4096, 8192, 16384] and args.dtypes == ["bfloat16", "float16"]
-    assert args.fp8_n == 8192 and (args.warmup, args.rep) == (10, 50)
-    for bad in (["--rep", "0"], ["--sizes", "0"], ["--dtypes", "float32"], ["--copy-gib", "-1"]):
+    assert args.fp8_n == 8192 and (args.warmup_ms, args.rep_ms) == (10, 50)
+    for bad in (["--rep-ms", "0"], ["--sizes", "0"], ["--dtypes", "float32"], ["--copy-gib", "-1"]):
         with pytest.raises(SystemExit):
             cg.parse_args(bad)
     assert cg.gemm_row("bfloat16", 4096, 0.18174222212482766)["tflops"] == pytest.approx(756.23, abs=0.01)
@@ -1016,7 +1016,16 @@ def test_capture_script_cpu_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     out = tmp_path / "gemm.json"
     out.write_text(json.dumps(doc), encoding="utf-8")
     assert rf.load(out)["gemm"] == rows and "torch 2.13.0" in rf.svg(rf.load(out))
-    assert set(doc) == set(json.loads((FIG / "gemm-h200.json").read_text(encoding="utf-8")))
+    committed = json.loads((FIG / "gemm-h200.json").read_text(encoding="utf-8"))
+    assert set(doc) == set(committed)
+    # Its method is the H200 capture's: do_bench's mean, warmup 10 ms, rep 50 ms (5 ms for the copy).
+    assert cg.method(args) in committed["how"] and "warmup 10 ms, rep 50 ms; the copy warmup 5 ms" in doc["how"]
+    calls = []
+    fake = type(sys)("triton.testing")
+    fake.do_bench = lambda fn, **kw: calls.append(kw) or 1.5
+    monkeypatch.setitem(sys.modules, "triton.testing", fake)
+    assert cg.mean_ms(lambda: None, args.warmup_ms, args.rep_ms) == 1.5
+    assert calls == [{"warmup": 10, "rep": 50, "return_mode": "mean"}]
     # Without CUDA it says so and writes nothing.
     monkeypatch.setattr(cg.torch.cuda, "is_available", lambda: False)
     assert cg.main(["--out", str(tmp_path / "none.json")]) == 2
