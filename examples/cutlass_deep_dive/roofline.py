@@ -5,7 +5,8 @@ times in bf16, fp16 and fp8, and a device-to-device copy), places each GEMM at i
 intensity (FLOPs per byte of the minimum HBM traffic: read A and B once, write C once) and draws it
 under the roof min(peak, bandwidth x intensity). The bandwidth is the measured copy; the peaks are
 NVIDIA's dense figures for the H200 (half its with-sparsity datasheet numbers), cited, not measured.
-It also prices the epilogue of the post's fusion example with those measured rates.
+It also prices the epilogue of the post's fusion example (fp16, 8192 x 8192) at the rates measured
+for the fp16 8192^3 GEMM and the copy.
 
 Run it: python examples/cutlass_deep_dive/roofline.py [--write]
 """
@@ -53,9 +54,9 @@ def points(data: dict) -> list[tuple[str, float, float]]:
 
 
 def epilogue_share(data: dict, k: int, m: int = 8192, n: int = 8192) -> tuple[float, float]:
-    """(GEMM time at the measured bf16 rate, time of the unfused epilogue's extra 512 MiB at the
-    measured copy rate), in µs, for D = relu(alpha*AB + beta*C + bias) in fp16, M = N = 8192."""
-    rate = max(r["tflops"] for r in data["gemm"] if r["dtype"] == "bfloat16")
+    """(GEMM time at the rate measured for the fp16 n x n x n GEMM, time of the unfused epilogue's
+    extra 512 MiB at the measured copy rate), in µs, for D = relu(alpha*AB + beta*C + bias) in fp16."""
+    (rate,) = [r["tflops"] for r in data["gemm"] if r["dtype"] == "float16" and r["n"] == n]
     gemm_us = 2 * m * n * k / (rate * 1e12) * 1e6
     extra_bytes = 4 * m * n * 2  # unfused 768 MiB minus fused 256 MiB (evt.py's arithmetic)
     return gemm_us, extra_bytes / (data["copy_GBps_read_plus_write"] * 1e9) * 1e6

@@ -991,10 +991,13 @@ def test_roofline_numbers() -> None:
         peak = rf.PEAK_TFLOPS[dtype]
         assert tflops < rf.roof(ai, peak, bw) and ai > peak / bw
     shares = {k: rf.epilogue_share(data, k) for k in (8192, 1024)}
-    assert [round(v) for v in shares[8192]] == [1454, 126] and round(shares[1024][0]) == 182
-    assert round(100 * shares[8192][1] / shares[8192][0]) == 9 and round(100 * shares[1024][1] / shares[1024][0]) == 69
+    # At the rate measured for the 8192^3 fp16 GEMM (the example's dtype and width): 1.570 ms there.
+    fp16_8192 = next(r for r in data["gemm"] if (r["dtype"], r["n"]) == ("float16", 8192))
+    assert shares[8192][0] == pytest.approx(fp16_8192["ms"] * 1e3)
+    assert [round(v) for v in shares[8192]] == [1570, 126] and round(shares[1024][0]) == 196
+    assert round(100 * shares[8192][1] / shares[8192][0]) == 8 and round(100 * shares[1024][1] / shares[1024][0]) == 64
     gemm_per_k = shares[1024][0] / 1024
-    assert round(shares[1024][1] / gemm_per_k) == 711  # below K = 711 the epilogue costs more than the GEMM
+    assert round(shares[1024][1] / gemm_per_k) == 658  # below K = 658 the epilogue costs more than the GEMM
 
 
 cg = _load("cutlass_deep_dive_capture_gemm", EX / "capture_gemm.py")
