@@ -207,20 +207,22 @@ def _round_up(n: int, m: int) -> int:
 
 
 def test_complement_cosize_bound_holds_in_neither_direction(pycute, cute_includes: list[Path], tmp_path: Path) -> None:
-    # 02_layout_algebra.md: "@post cosize(result) >= round_up(size(cotarget), cosize(layout_a))";
-    # complement.cpp checks EXPECT_LE(cosize(result), round_up(size(cotarget), cosize(layout))).
-    # complement(2:1, 6) = 3:2 breaks the first, complement(2:2, 9) = (2,3):(1,4) the second, in our
-    # algebra, in pycute and in the compiled C++ alike.
-    low, high = (L(2, 1), 6), (L(2, 2), 9)
+    # 02_layout_algebra.md: "@post cosize(result) >= round_up(size(cotarget), cosize(layout_a))", and in
+    # prose "The size (and cosize) of R is bounded by size(M)"; complement.cpp checks
+    # EXPECT_LE(cosize(result), round_up(size(cotarget), cosize(layout))). The docs' own first example,
+    # complement(4:1, 24) = 6:4 (cosize 21), breaks the first; complement(2:2, 9) = (2,3):(1,4)
+    # (cosize 10) breaks the prose bound and the unit test's, in our algebra, pycute and the compiled C++.
+    low, high = (L(4, 1), 24), (L(2, 2), 9)
     cpp_low, cpp_high = cpp.run([("complement", *low[:1], None, low[1]), ("complement", *high[:1], None, high[1])],
                                 cute_includes, tmp_path)
-    for (a, target), want, got_cpp in [(low, "3:2", cpp_low), (high, "(2,3):(1,4)", cpp_high)]:
+    for (a, target), want, got_cpp in [(low, "6:4", cpp_low), (high, "(2,3):(1,4)", cpp_high)]:
         r = cl.complement(a, target)
         assert str(r) == want and _same(pycute, r, pycute.complement(_to_pc(pycute, a), target))
         assert _norm(r.shape, r.stride) == _norm(*got_cpp)
         assert _complement_postconditions(a, r, target) == []
-    assert cl.complement(*low).cosize() == 5 < _round_up(6, L(2, 1).cosize()) == 6
-    assert cl.complement(*high).cosize() == 10 > _round_up(9, L(2, 2).cosize()) == 9
+    assert cl.complement(*low).cosize() == 21 < _round_up(24, L(4, 1).cosize()) == 24
+    assert pycute.cosize(pycute.complement(pycute.Layout(4, 1), 24)) == 21
+    assert cl.complement(*high).cosize() == 10 > _round_up(9, L(2, 2).cosize()) == 9  # and > size(M) = 9
 
 
 def _to_pc(pc, layout):
