@@ -4,7 +4,8 @@ Reads docs/blog/posts/cutlass-deep-dive/gemm-h200.json (what capture_gemm.py wri
 times in bf16, fp16 and fp8, and a device-to-device copy), places each GEMM at its arithmetic
 intensity (FLOPs per byte of the minimum HBM traffic: read A and B once, write C once) and draws it
 under the roof min(peak, bandwidth x intensity). The bandwidth is the measured copy; the peaks are
-NVIDIA's dense figures for the H200 (half its with-sparsity datasheet numbers), cited, not measured.
+NVIDIA's dense figures for the H200 SXM (half its with-sparsity numbers; the NVL's are lower), cited,
+not measured; the measured GPU reports itself as "NVIDIA H200", 132 SMs.
 It also prices the epilogue of the post's fusion example (fp16, 8192 x 8192) at the rates measured
 for the fp16 8192^3 GEMM and the copy.
 
@@ -87,7 +88,8 @@ def svg(data: dict, narrow: bool = False) -> str:
         fig_id="cutlass-deep-dive-roofline",
         title=f"Roofline of one H200: cuBLAS via torch {v['torch'].split('+')[0]}",
         desc=("Log-log plot of TFLOP/s against arithmetic intensity. Two roofs: the measured copy bandwidth of "
-              f"{bw:.2f} TB/s times intensity, capped at the dense peaks of 989 (bf16) and 1,979 (fp8) TFLOP/s, "
+              f"{bw:.2f} TB/s times intensity, capped at the dense H200 SXM peaks of 989 (bf16) and 1,979 (fp8) "
+              "TFLOP/s, "
               "which it meets at 233 and 465 FLOP per byte. Measured square GEMMs through torch.mm in bf16 at n = "
               "2048, 4096, 8192, 16384 sit at 683 to 5461 FLOP per byte and reach 623, 756, 744 and 691 TFLOP/s; "
               "one fp8 GEMM at n = 8192 reaches 1,311 TFLOP/s. Torch "
