@@ -1,4 +1,4 @@
-"""Re-take the post's roofline numbers on a CUDA GPU: one command, one JSON file.
+"""Measure the roofline's numbers on a CUDA GPU as they were measured on the H200: one command, one JSON.
 
     python examples/cutlass_deep_dive/capture_gemm.py --out gemm.json
 
