@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -50,7 +51,7 @@ measure = _load("measure")
 def compiled():
     torch._dynamo.reset()
     model = mini.TinyModel().eval()
-    backend = mini.MiniBackend(["minivllm::attention"], compile_sizes=[4])
+    backend = mini.MiniBackend(mini.SPLITTING_OPS, compile_sizes=[4])
     fn = mini.compile_like_vllm(model, torch.randn(16, 32), backend)
     return model, backend, fn
 
@@ -67,13 +68,14 @@ def wheel_ok():
 def test_one_dynamo_graph_split_into_five_pieces(compiled):
     _, backend, _ = compiled
     names = [(name, name in backend.pieces) for name, _ in backend.split_gm.named_children()]
-    # Two layers: three compiled pieces around two attention pieces left as they are.
+    # Two layers: three compiled pieces around two splitting pieces left as they are, each
+    # holding its layer's KV-cache update and attention (back-to-back splitting ops).
     assert names == [("submod_0", True), ("submod_1", False), ("submod_2", True),
                      ("submod_3", False), ("submod_4", True)]
     for name in ("submod_1", "submod_3"):
         sub = getattr(backend.split_gm, name)
         targets = [n.target for n in sub.graph.nodes if n.op == "call_function"]
-        assert targets == [torch.ops.minivllm.attention]
+        assert targets == [torch.ops.minivllm.kv_cache_update, torch.ops.minivllm.attention]
 
 
 def test_each_piece_compiled_for_general_shape_and_each_compile_size(compiled):
@@ -233,7 +235,10 @@ def test_artifact_choice_matches_piecewise_backend(wheel_ok):
         assert ours == want, n
 
 
-def test_split_matches_vllm_split_graph(wheel_ok):
+@pytest.fixture(scope="module")
+def dynamo_graph():
+    """The Dynamo graph of the miniature: per layer, a KV-cache update directly followed by
+    attention, as in vLLM's attention layer."""
     torch._dynamo.reset()
     seen = []
 
@@ -246,17 +251,39 @@ def test_split_matches_vllm_split_graph(wheel_ok):
     torch._dynamo.mark_dynamic(x, 0)
     with torch.no_grad():
         fn(x)
-    gm = seen[0]
+    return seen[0]
 
+
+KV, ATTN = "minivllm::kv_cache_update", "minivllm::attention"
+
+
+@pytest.mark.parametrize(("ops", "layout"), [
+    # vLLM's default: both ops split, and back to back they share one splitting piece.
+    ([KV, ATTN], [False, True, False, True, False]),
+    # Attention alone: the KV-cache update stays inside the compiled piece before it.
+    ([ATTN], [False, True, False, True, False]),
+    # The update alone: attention lands in the compiled piece after it.
+    ([KV], [False, True, False, True, False]),
+    # Dynamo records the packet (torch.ops.minivllm.attention), which should_split matches by
+    # its qualified name only: an overload name splits nothing.
+    ([f"{KV}.default", f"{ATTN}.default"], [False]),
+], ids=["kv+attention", "attention", "kv", "overload-names"])
+def test_split_matches_vllm_split_graph(wheel_ok, dynamo_graph, ops, layout):
     def shape(pieces):
         return [(p_split, [str(n.target) for n in mod.graph.nodes if n.op == "call_function"])
                 for p_split, mod in pieces]
 
-    _, ours = mini.split_at(copy.deepcopy(gm), ["minivllm::attention"])
-    _, theirs = real.real_split_graph()(copy.deepcopy(gm), ["minivllm::attention"])
+    _, ours = mini.split_at(copy.deepcopy(dynamo_graph), ops)
+    _, theirs = real.real_split_graph()(copy.deepcopy(dynamo_graph), ops)
     assert shape((p.is_splitting_graph, p.module) for p in ours) == \
         shape((p.is_splitting_graph, p.graph) for p in theirs)
-    assert [p.is_splitting_graph for p in theirs] == [False, True, False, True, False]
+    assert [p.is_splitting_graph for p in theirs] == layout
+    assert [p.name for p in ours] == [p.submod_name for p in theirs]
+    split_targets = [t for p_split, t in shape((p.is_splitting_graph, p.graph) for p in theirs)
+                     if p_split]
+    expected = [t for op, t in ((KV, "minivllm.kv_cache_update"), (ATTN, "minivllm.attention"))
+                if op in ops]
+    assert split_targets == ([expected, expected] if expected else [])
 
 
 # ---- the post's line anchors --------------------------------------------------------------
@@ -288,5 +315,4 @@ def test_calculator_rule_matches_model():
         f"CSC.captureSizes({s},{t},null,false)" for s, t in GRID) + "]));"
     out = subprocess.run([node, "-e", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    import json
     assert json.loads(out.stdout) == [mini.default_capture_sizes(s, t) for s, t in GRID]
