@@ -302,8 +302,14 @@ def main() -> None:
     backend = MiniBackend(SPLITTING_OPS, compile_sizes=[4])
     compiled = compile_like_vllm(model, torch.randn(16, 32), backend)
     print(f"Dynamo graphs handed to the backend: {backend.calls}")
-    print("pieces:", ", ".join(f"{p}{' (split)' if p not in backend.pieces else ''}"
-                               for p, _ in backend.split_gm.named_children()))
+    def label(name, mod):
+        if name in backend.pieces:
+            return name
+        ops = [n.target._qualified_op_name.split("::")[1] for n in mod.graph.nodes
+               if n.op == "call_function"]
+        return f"{name} (split: {' + '.join(ops)})"
+
+    print("pieces:", ", ".join(label(*child) for child in backend.split_gm.named_children()))
     print("Inductor compiles:", backend.compile_log)
     sizes = default_capture_sizes(max_num_seqs=8, max_num_batched_tokens=16)
     print("capture sizes:", sizes)

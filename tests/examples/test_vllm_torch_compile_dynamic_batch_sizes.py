@@ -45,6 +45,9 @@ def _load(name: str):
 mini = _load("mini_piecewise")
 real = _load("real_vllm")
 measure = _load("measure")
+figures = _load("figures")
+gpu_capture = _load("gpu_capture")
+FIG_DIR = POST.parent / "vllm-torch-compile-dynamic-batch-sizes"
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +119,7 @@ def test_script_runs_from_any_cwd():
                           text=True, timeout=600, cwd=ROOT / "tests")
     assert proc.returncode == 0, proc.stderr
     assert "Dynamo graphs handed to the backend: 1" in proc.stdout
+    assert "submod_1 (split: kv_cache_update + attention), submod_2," in proc.stdout
     assert "batch 13 -> capture size 16" in proc.stdout
     assert "Dynamo graphs after all batches: 1" in proc.stdout
 
@@ -150,6 +154,72 @@ def test_guards_decide_recompiles():
     assert _count_graphs(sizes, mark_dynamic=True, drop_guards=False) == 2
     # Marked dynamic and every guard dropped (vLLM): one graph serves all sizes.
     assert _count_graphs(sizes, mark_dynamic=True, drop_guards=True) == 1
+
+
+# ---- the GPU measurements and the capture script ------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(figures.outputs()))
+def test_gpu_figures_are_committed_exactly(name):
+    assert (FIG_DIR / name).read_text(encoding="utf-8") == figures.outputs()[name]
+
+
+def test_post_quotes_the_h200_numbers():
+    """Each GPU number the post quotes, recomputed from the committed data."""
+    data = json.loads((FIG_DIR / "gpu-h200.json").read_text(encoding="utf-8"))
+    rows = {r["batch"]: r for r in data["cuda_graph_decode"]["rows"]}
+    cs = data["capture_sizes"]
+    per = {r["batch"]: r for r in cs["per_size"]}
+    pad = {p["batch"]: p for p in cs["padding"]}
+    quoted = [f"{rows[1]['eager_us'] / rows[1]['graph_us']:.1f}×",
+              f"{rows[64]['eager_us'] / rows[64]['graph_us']:.1f}×",
+              f"{rows[512]['eager_us'] / rows[512]['graph_us']:.2f}×",
+              f"{cs['total_capture_s'] * 1e3:.0f} ms", f"{cs['graph_pool_MiB']:.0f} MiB",
+              f"{per[1]['replay_us']:.0f} µs", f"{per[512]['replay_us']:.0f} µs",
+              f"{pad[17]['replay_padded_us']:.0f} µs", f"{pad[17]['eager_exact_us']:.0f} µs"]
+    assert quoted == ["3.2×", "2.4×", "1.45×", "81 ms", "130 MiB", "138 µs", "236 µs",
+                      "143 µs", "423 µs"]
+    text = POST.read_text(encoding="utf-8")
+    assert [q for q in quoted if q not in text] == []
+    assert pad[17]["padded_to"] == mini.padded_size(17, cs["sizes"]) == 24
+
+
+def test_gpu_capture_defaults_follow_vllm_sizes(wheel_ok):
+    args = gpu_capture.parse_args([])
+    cfg, _ = real.real_config(256, 8192)
+    assert args.sizes == cfg.compilation_config.cudagraph_capture_sizes
+    assert (len(args.sizes), args.sizes[-1]) == (51, 512)
+    assert gpu_capture.padding_plan(args.pad_batches, args.sizes) == [
+        (3, 4), (5, 8), (17, 24), (33, 40), (100, 104), (200, 200), (300, 304), (511, 512)]
+    assert gpu_capture.parse_args(["--sizes", "8,1,4,8"]).sizes == [1, 4, 8]
+    assert gpu_capture.padding_plan([3, 9], [1, 4, 8]) == [(3, 4)]  # 9: no graph, eager
+
+
+def test_gpu_capture_refuses_without_cuda(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(SystemExit, match="needs a CUDA device"):
+        gpu_capture.run(gpu_capture.parse_args(["--sizes", "1,2"]))
+
+
+def test_gpu_capture_output_is_what_figures_draw(tmp_path):
+    """The JSON the script writes (here from made-up timings) redraws both figures, labelled
+    with the machine it names."""
+    args = gpu_capture.parse_args(["--sizes", "1,8,64,256,512", "--pad-batches", "17,300"])
+    rows = [{"batch": b, "capture_ms": 2.0, "replay_us": 100.0 + b / 4, "eager_us": 300.0}
+            for b in args.sizes]
+    pads = [{"batch": b, "padded_to": s, "replay_padded_us": 100.0 + s / 4, "eager_exact_us": 300.0}
+            for b, s in gpu_capture.padding_plan(args.pad_batches, args.sizes)]
+    machine = {"gpu": "Test GPU", "torch": "2.13.0+cu130", "triton": None, "cuda": "13.0"}
+    data = gpu_capture.summarize(args, machine, rows, pads, 64.0, 0.01)
+    path = tmp_path / "gpu.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    out = figures.outputs(path)
+    assert sorted(out) == sorted(figures.outputs())
+    assert "Test GPU, torch 2.13.0+cu130" in out["gpu-step.svg"]
+    assert "gpu_capture.py, shared pool" in out["gpu-speedup-narrow.svg"]
+    assert "capture.py, one graph" not in out["gpu-speedup.svg"]
+    proc = subprocess.run([sys.executable, str(EX / "gpu_capture.py"), "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0 and "--max-num-seqs" in proc.stdout
 
 
 # ---- against vLLM v0.33.0's own code -----------------------------------------------------
