@@ -1,4 +1,5 @@
-"""Draw the post's GPU figures from the measurements in its figure folder.
+"""Draw the post's GPU figures from the measurements in its figure folder, and write the
+capture-size calculator's golden traces.
 
 Run:  python examples/vllm_torch_compile_dynamic_batch_sizes/figures.py [--data FILE] [--out DIR]
 
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SLUG = "vllm-torch-compile-dynamic-batch-sizes"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / SLUG
 DATA = FIG_DIR / "gpu-h200.json"
+TRACES = FIG_DIR / "calculator-traces.json"
 SPEEDUP_BATCHES = (1, 8, 64, 256, 512)
 
 
@@ -91,6 +93,55 @@ def speedups(data: dict, *, narrow: bool = False) -> str:
         y_label="eager / replay"))
 
 
+# The capture-size calculator's scenarios: settings as the figure's controls take them, and the
+# token count typed. calculator_traces() answers each with the miniature's rules, which the tests
+# check against vLLM's own functions; the browser test drives the figure through the same
+# scenarios and compares what it shows.
+DEFAULTS = {"max_num_seqs": 1024, "max_num_batched_tokens": 8192, "cudagraph_mode": "FULL_AND_PIECEWISE",
+            "compile_sizes": [], "uniform": False, "blackwell": False}
+CALCULATOR_SCENARIOS = [
+    {"tokens": 13},
+    {"tokens": 13, "uniform": True},
+    {"tokens": 1, "uniform": True},
+    {"tokens": 300},
+    {"tokens": 513},
+    {"tokens": 600, "uniform": True},
+    {"tokens": 5, "uniform": True, "compile_sizes": [8]},
+    {"tokens": 5, "compile_sizes": [8], "cudagraph_mode": "FULL_DECODE_ONLY"},
+    {"tokens": 40, "uniform": True, "cudagraph_mode": "FULL_DECODE_ONLY", "max_num_seqs": 32},
+    {"tokens": 60, "uniform": True, "max_num_seqs": 64},    # padded to 64 = max_num_seqs: FULL
+    {"tokens": 100, "cudagraph_mode": "FULL"},
+    {"tokens": 100, "cudagraph_mode": "NONE"},
+    {"tokens": 900, "blackwell": True},
+    {"tokens": 13, "uniform": True, "max_num_seqs": 8, "max_num_batched_tokens": 16},
+    {"tokens": 20, "max_num_seqs": 8, "max_num_batched_tokens": 16},
+]
+
+
+def _mini():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from measure import _mini as load  # noqa: PLC0415  (the miniature, loaded once under one name)
+    return load()
+
+
+def calculator_traces() -> list[dict]:
+    mini = _mini()
+    out = []
+    for scenario in CALCULATOR_SCENARIOS:
+        s = {**DEFAULTS, **scenario}
+        n = min(s["tokens"], s["max_num_batched_tokens"])   # the figure caps the typed count
+        sizes = mini.default_capture_sizes(s["max_num_seqs"], s["max_num_batched_tokens"],
+                                           blackwell=s["blackwell"])
+        mode, seen = mini.runtime_mode(n, sizes, s["cudagraph_mode"], s["uniform"], s["max_num_seqs"])
+        artifact = mini.artifact_for(seen, s["compile_sizes"], s["max_num_batched_tokens"])
+        out.append({"settings": s, "expect": {
+            "num_tokens": n, "num_sizes": len(sizes), "mode": mode,
+            "padded": "none" if mode == "NONE" else seen,
+            "artifact": f"Range({seen}, {seen})" if artifact.startswith("size")
+                        else f"Range(1, {s['max_num_batched_tokens']})"}})
+    return out
+
+
 def outputs(data_path: Path = DATA) -> dict[str, str]:
     data = json.loads(data_path.read_text(encoding="utf-8"))
     out = {}
@@ -109,6 +160,9 @@ def main(argv: list[str] | None = None) -> None:
     for name, svg in outputs(args.data).items():
         (args.out / name).write_text(svg, encoding="utf-8")
         print("wrote", args.out / name)
+    if args.out == FIG_DIR:
+        TRACES.write_text(json.dumps(calculator_traces(), indent=1) + "\n", encoding="utf-8")
+        print("wrote", TRACES)
 
 
 if __name__ == "__main__":

@@ -296,6 +296,27 @@ class MiniDispatcher:
 # --8<-- [end:dispatch]
 
 
+# CUDAGraphMode's members as (decode mode, mixed mode), as in vllm/config/compilation.py.
+GRAPH_MODES = {"NONE": ("NONE", "NONE"), "PIECEWISE": ("PIECEWISE", "PIECEWISE"),
+               "FULL": ("FULL", "FULL"), "FULL_DECODE_ONLY": ("FULL", "NONE"),
+               "FULL_AND_PIECEWISE": ("FULL", "PIECEWISE")}
+
+
+def runtime_mode(num_tokens: int, capture_sizes: list[int], cudagraph_mode: str,
+                 uniform_decode: bool, max_num_seqs: int) -> tuple[str, int]:
+    """(runtime mode, token count the pieces see) for one step, our port of
+    CudagraphDispatcher.dispatch without speculative decoding or LoRA: a FULL decode graph
+    exists for a uniform decode batch up to max_num_seqs tokens, else the mixed mode's graph
+    serves it, else the step runs without a graph on its real count."""
+    size = padded_size(num_tokens, capture_sizes)
+    decode, mixed = GRAPH_MODES[cudagraph_mode]
+    if size is None:
+        return "NONE", num_tokens
+    if uniform_decode and decode == "FULL" and size <= max_num_seqs:
+        return "FULL", size
+    return (mixed, size) if mixed != "NONE" else ("NONE", num_tokens)
+
+
 def main() -> None:
     torch._dynamo.reset()
     model = TinyModel().eval()

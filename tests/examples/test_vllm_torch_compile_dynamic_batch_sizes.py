@@ -257,15 +257,9 @@ def test_padding_and_modes_match_vllm_dispatcher(wheel_ok, mode):
             got_mode, desc = d.dispatch(n, uniform_decode=uniform)
             if padded is None:
                 assert got_mode == M.NONE and desc.num_tokens == n
-                continue
-            expect = {("FULL_AND_PIECEWISE", True): M.FULL if padded <= 64 else M.PIECEWISE,
-                      ("FULL_AND_PIECEWISE", False): M.PIECEWISE,
-                      ("PIECEWISE", True): M.PIECEWISE, ("PIECEWISE", False): M.PIECEWISE,
-                      ("FULL", True): M.FULL, ("FULL", False): M.FULL,
-                      ("FULL_DECODE_ONLY", True): M.FULL if padded <= 64 else M.NONE,
-                      ("FULL_DECODE_ONLY", False): M.NONE}[(mode, uniform)]
-            assert got_mode == expect, (n, uniform)
-            assert desc.num_tokens == (padded if expect != M.NONE else n)
+            # Our port (which the calculator's traces come from) against the real dispatcher.
+            want_mode, want_tokens = mini.runtime_mode(n, sizes, mode, uniform, 64)
+            assert (got_mode, desc.num_tokens) == (M[want_mode], want_tokens), (n, uniform)
 
 
 @pytest.mark.parametrize("mode", ["FULL_AND_PIECEWISE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY"])
@@ -375,6 +369,44 @@ def test_post_anchors_name_their_symbol(wheel_ok):
             lines = (TORCH_DIR.parent / path).read_text(encoding="utf-8").splitlines()
         span = "\n".join(lines[int(start) - 1: int(end or start)])
         assert symbol.rsplit(".", 1)[-1] in span, (symbol, path, start, end)
+
+
+def test_calculator_traces_are_committed_exactly():
+    committed = json.loads((FIG_DIR / "calculator-traces.json").read_text(encoding="utf-8"))
+    assert committed == figures.calculator_traces()
+
+
+def test_calculator_static_table_is_the_model():
+    """The table a reader without JavaScript sees: each row as the model answers it."""
+    text = POST.read_text(encoding="utf-8")
+    table = text[text.index('<div class="ifig-static">'):text.index("</tbody>")]
+    rows = re.findall(r"<tr><td>(\d+)</td><td>(\w+)</td><td>(\w+)</td><td>(\w+)</td>"
+                      r"<td>(Range\(\d+, \d+\))</td></tr>", table)
+    assert len(rows) == 5
+    sizes = mini.default_capture_sizes(1024, 8192)
+    for tokens, kind, padded, mode, artifact in rows:
+        want_mode, seen = mini.runtime_mode(int(tokens), sizes, "FULL_AND_PIECEWISE",
+                                            kind == "decode", 1024)
+        assert (mode, padded) == (want_mode, "none" if want_mode == "NONE" else str(seen))
+        assert artifact == "Range(1, 8192)"
+
+
+def test_calculator_dispatch_matches_traces():
+    """The calculator's JavaScript rule, run in Node on every traced scenario."""
+    traces = figures.calculator_traces()
+    calls = ",".join(
+        "(() => {{ const r = CSC.dispatch(Math.min({t}, {s[max_num_batched_tokens]}), {{maxNumSeqs: "
+        "{s[max_num_seqs]}, maxTokens: {s[max_num_batched_tokens]}, mode: '{s[cudagraph_mode]}', "
+        "blackwell: {b}, uniform: {u}, compileSizes: {c} }}); return [r.sizes.length, r.mode, "
+        "r.padded === null ? 'none' : r.padded, r.artifact]; }})()".format(
+            t=tr["settings"]["tokens"], s=tr["settings"], b=str(tr["settings"]["blackwell"]).lower(),
+            u=str(tr["settings"]["uniform"]).lower(), c=json.dumps(tr["settings"]["compile_sizes"]))
+        for tr in traces)
+    probe = JS.read_text(encoding="utf-8") + f"\n;console.log(JSON.stringify([{calls}]));"
+    out = subprocess.run([node_executable(), "-e", probe], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    want = [[t["expect"][k] for k in ("num_sizes", "mode", "padded", "artifact")] for t in traces]
+    assert json.loads(out.stdout) == want
 
 
 def test_calculator_rule_matches_model():
