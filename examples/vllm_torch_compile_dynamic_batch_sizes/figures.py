@@ -88,7 +88,7 @@ def speedups(data: dict, *, narrow: bool = False) -> str:
                      for g in groups)
     return _fit(bar_chart(
         [str(b) for b in SPEEDUP_BATCHES], groups, fig_id=f"{SLUG}-gpu-speedup", narrow=narrow,
-        title=f"Graph replay speed-up over eager launches ({_label(data)})",
+        title=f"Replay speed-up over eager launches, per batch size ({_label(data)})",
         desc=f"Eager time divided by CUDA graph replay time, per batch size, {_label(data)}. {desc}.",
         y_label="eager / replay"))
 
