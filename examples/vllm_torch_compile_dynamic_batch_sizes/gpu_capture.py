@@ -145,7 +145,8 @@ def run(args: argparse.Namespace) -> dict:
                 g.replay()                    # the graph of the next capture size
 
             padded_call()
-            torch.testing.assert_close(result[:batch], step(x), rtol=2e-2, atol=2e-2)  # real rows
+            want = step(x)                    # eager, real rows; outputs are ~1e-4, so atol scales
+            torch.testing.assert_close(result[:batch], want, rtol=2e-2, atol=2e-2 * want.abs().max().item())
             # --8<-- [end:capture]
             pads.append({"batch": batch, "padded_to": size,
                          "replay_padded_us": _time_us(padded_call, args.reps),
