@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -26,18 +25,6 @@ FIG_DIR = ROOT / "docs" / "blog" / "posts" / SLUG
 DATA = FIG_DIR / "gpu-h200.json"
 TRACES = FIG_DIR / "calculator-traces.json"
 SPEEDUP_BATCHES = (1, 8, 64, 256, 512)
-
-
-def _fit(svg: str) -> str:
-    """Two adjustments to svgplot's narrow twin, which is 360 units wide: a 390-px phone's column
-    is 358 px, which would render its 11-unit labels at 10.9 px, so the viewBox leaves out the
-    outer 2 units on either side (356 units across 358 px: 11.06 px); and the last x tick label,
-    centred on the axis end 12 units from the edge, would run past it, so it ends there instead."""
-    if 'viewBox="0 0 360 ' not in svg:
-        return svg
-    svg = svg.replace('viewBox="0 0 360 ', 'viewBox="2 0 356 ', 1)
-    return re.sub(r'(<text class="fig-text-small" x="348\.0" y="\d+") text-anchor="middle">',
-                  r'\1 text-anchor="end">', svg)
 
 
 def _label(data: dict) -> str:
@@ -62,7 +49,7 @@ def step_times(data: dict, *, narrow: bool = False) -> str:
     sizes = ", ".join(str(s) for s in cs["sizes"])
     pads = "; ".join(f"{p['batch']} replays the {p['padded_to']} graph in {p['replay_padded_us']:.0f} µs "
                      f"against {p['eager_exact_us']:.0f} µs eager" for p in cs["padding"])
-    return _fit(line_plot(
+    return line_plot(
         series, fig_id=f"{SLUG}-gpu-step", narrow=narrow, log_x=True,
         title=f"One decode-like step per batch size ({_label(data)})",
         desc=(f"{cs['model']}, measured by {cs['script']} on {_label(data)}. Graphs captured for "
@@ -70,7 +57,7 @@ def step_times(data: dict, *, narrow: bool = False) -> str:
               f"{cs['graph_pool_MiB']:.0f} MiB, in {cs['total_capture_s'] * 1e3:.0f} ms together. Replay "
               + ", ".join(f"{r['batch']}: {r['replay_us']:.0f} µs" for r in cs["per_size"])
               + ". Eager " + ", ".join(f"{b}: {t:.0f} µs" for b, t in eager) + f". Padding: {pads}."),
-        x_label="tokens in the step", y_label="microseconds per step"))
+        x_label="tokens in the step", y_label="microseconds per step")
 
 
 def speedups(data: dict, *, narrow: bool = False) -> str:
@@ -86,11 +73,11 @@ def speedups(data: dict, *, narrow: bool = False) -> str:
                          [per[b]["eager_us"] / per[b]["replay_us"] for b in SPEEDUP_BATCHES]))
     desc = "; ".join(f"{g.name}: " + ", ".join(f"batch {b} {v:.2f}x" for b, v in zip(g.xs, g.ys, strict=True))
                      for g in groups)
-    return _fit(bar_chart(
+    return bar_chart(
         [str(b) for b in SPEEDUP_BATCHES], groups, fig_id=f"{SLUG}-gpu-speedup", narrow=narrow,
         title=f"Replay speed-up over eager launches, per batch size ({_label(data)})",
         desc=f"Eager time divided by CUDA graph replay time, per batch size, {_label(data)}. {desc}.",
-        y_label="eager / replay"))
+        y_label="eager / replay")
 
 
 # The capture-size calculator's scenarios: settings as the figure's controls take them, and the
