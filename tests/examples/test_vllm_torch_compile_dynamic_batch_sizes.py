@@ -282,6 +282,23 @@ def test_default_runner_v2_dispatches_like_v1_dispatcher(wheel_ok, mode):
     assert len(seen) >= 2  # the comparison covered more than one runtime mode
 
 
+def test_full_graph_downgrades_are_as_step_7_says(wheel_ok):
+    """resolve_cudagraph_mode_and_sizes, from the wheel, per attention backend support level:
+    plain FULL below ALWAYS falls back by whether attention is split, except on NEVER, where it
+    raises; a FULL decode half on NEVER becomes PIECEWISE or NONE."""
+    resolve = real.real_resolve_mode
+    for split, mixed_fallback, decode_fallback in ((True, "FULL_AND_PIECEWISE", "PIECEWISE"),
+                                                   (False, "FULL_DECODE_ONLY", "NONE")):
+        assert resolve("FULL", "ALWAYS", attention_split=split) == "FULL"
+        for support in ("UNIFORM_BATCH", "UNIFORM_SINGLE_TOKEN_DECODE"):
+            assert resolve("FULL", support, attention_split=split) == mixed_fallback
+            assert resolve("FULL_AND_PIECEWISE", support, attention_split=split) == "FULL_AND_PIECEWISE"
+        with pytest.raises(ValueError, match="please try cudagraph_mode=PIECEWISE"):
+            resolve("FULL", "NEVER", attention_split=split)
+        for mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):
+            assert resolve(mode, "NEVER", attention_split=split) == decode_fallback
+
+
 def test_compile_size_must_survive_padding(wheel_ok):
     cfg, ns = real.real_config(8, 16, compile_sizes=[5])
     with pytest.raises(ValueError, match="compile_sizes contains 5 which would be padded to 8"):
