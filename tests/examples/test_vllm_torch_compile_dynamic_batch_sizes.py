@@ -183,8 +183,15 @@ def test_post_quotes_the_h200_numbers():
     assert pad[17]["padded_to"] == mini.padded_size(17, cs["sizes"]) == 24
 
 
-def test_gpu_capture_defaults_follow_vllm_sizes(wheel_ok):
+def test_gpu_capture_defaults_follow_the_h200_run(wheel_ok):
+    """By default the script captures the sizes and pads the batches of the committed H200 run;
+    --sizes vllm takes vLLM's own default list."""
+    data = json.loads((FIG_DIR / "gpu-h200.json").read_text(encoding="utf-8"))["capture_sizes"]
     args = gpu_capture.parse_args([])
+    assert args.sizes == data["sizes"]
+    assert gpu_capture.padding_plan(args.pad_batches, args.sizes) == [
+        (p["batch"], p["padded_to"]) for p in data["padding"]]
+    args = gpu_capture.parse_args(["--sizes", "vllm"])
     cfg, _ = real.real_config(256, 8192)
     assert args.sizes == cfg.compilation_config.cudagraph_capture_sizes
     assert (len(args.sizes), args.sizes[-1]) == (51, 512)
@@ -192,6 +199,19 @@ def test_gpu_capture_defaults_follow_vllm_sizes(wheel_ok):
         (3, 4), (5, 8), (17, 24), (33, 40), (100, 104), (200, 200), (300, 304), (511, 512)]
     assert gpu_capture.parse_args(["--sizes", "8,1,4,8"]).sizes == [1, 4, 8]
     assert gpu_capture.padding_plan([3, 9], [1, 4, 8]) == [(3, 4)]  # 9: no graph, eager
+
+
+def test_gpu_capture_times_like_the_h200_run():
+    """Every time is a do_bench mean with the H200 run's budgets, which the post quotes."""
+    calls = []
+
+    def bench(fn, **kwargs):
+        calls.append((fn, kwargs))
+        return 0.25                                  # do_bench answers in milliseconds
+
+    assert gpu_capture.time_us(print, bench=bench) == 250.0
+    assert calls == [(print, {"warmup": 10, "rep": 40, "return_mode": "mean"})]
+    assert "`triton.testing.do_bench(fn, warmup=10, rep=40)`" in POST.read_text(encoding="utf-8")
 
 
 def test_gpu_capture_refuses_without_cuda(monkeypatch):
