@@ -66,7 +66,7 @@ def main() -> None:
     torch.set_num_threads(1)
     torch._dynamo.reset()
     model = mini.TinyModel().eval()
-    backend = mini.MiniBackend(["minivllm::attention"], compile_sizes=[4])
+    backend = mini.MiniBackend(mini.SPLITTING_OPS, compile_sizes=[4])
     t0 = time.perf_counter()
     compiled = mini.compile_like_vllm(model, torch.randn(16, 32), backend)
     total = time.perf_counter() - t0

@@ -22,14 +22,30 @@ import torch.fx as fx
 from torch.fx.passes.split_module import split_module
 
 # --8<-- [start:op]
-# The splitting op. vLLM's attention is a custom op (vllm::unified_attention_with_output),
-# opaque to Dynamo, so the FX graph holds one node per layer that split_graph can cut at.
-# Ours is causal attention over the token axis: a padded token at the end of the batch
-# cannot change the rows of the real tokens before it.
+# The splitting ops. vLLM's attention layer calls two custom ops, opaque to Dynamo, one after
+# the other: vllm::unified_kv_cache_update writes this step's keys and values into the paged
+# cache, then vllm::unified_attention_with_output reads the cache. Both are splitting ops by
+# default. Ours keep the cache in a dict keyed by layer name, and the update returns an empty
+# dummy that attention takes as an argument, so nothing can reorder the two. Attention is
+# causal over the token axis: a padded token at the end of the batch cannot change the rows
+# of the real tokens before it.
+KV_CACHE: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+@torch.library.custom_op("minivllm::kv_cache_update", mutates_args=())
+def kv_cache_update(k: torch.Tensor, v: torch.Tensor, layer_name: str) -> torch.Tensor:
+    KV_CACHE[layer_name] = (k.clone(), v.clone())
+    return k.new_empty(0)
+
+
+@kv_cache_update.register_fake
+def _(k, v, layer_name):
+    return k.new_empty(0)
 
 
 @torch.library.custom_op("minivllm::attention", mutates_args=())
-def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def attention(q: torch.Tensor, layer_name: str, kv_dep: torch.Tensor) -> torch.Tensor:
+    k, v = KV_CACHE[layer_name]
     n = q.shape[0]
     scores = (q @ k.T) / q.shape[-1] ** 0.5
     mask = torch.ones(n, n, dtype=torch.bool, device=q.device).tril()
@@ -37,14 +53,18 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
 
 
 @attention.register_fake
-def _(q, k, v):
+def _(q, layer_name, kv_dep):
     return torch.empty_like(q)
+
+
+SPLITTING_OPS = ["minivllm::kv_cache_update", "minivllm::attention"]  # vLLM's default pair
 # --8<-- [end:op]
 
 
 class Layer(torch.nn.Module):
-    def __init__(self, d: int):
+    def __init__(self, d: int, name: str):
         super().__init__()
+        self.name = name
         self.qkv = torch.nn.Linear(d, 3 * d)
         self.out = torch.nn.Linear(d, d)
         self.mlp = torch.nn.Sequential(torch.nn.Linear(d, 2 * d), torch.nn.SiLU(),
@@ -54,7 +74,8 @@ class Layer(torch.nn.Module):
 
     def forward(self, x):
         q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
-        x = x + self.out(torch.ops.minivllm.attention(q, k, v))
+        dep = torch.ops.minivllm.kv_cache_update(k, v, self.name)
+        x = x + self.out(torch.ops.minivllm.attention(q, self.name, dep))
         return x + self.mlp(self.norm2(x))
 
 
@@ -64,7 +85,7 @@ class TinyModel(torch.nn.Module):
     def __init__(self, d: int = 32, layers: int = 2):
         super().__init__()
         torch.manual_seed(0)
-        self.layers = torch.nn.ModuleList(Layer(d) for _ in range(layers))
+        self.layers = torch.nn.ModuleList(Layer(d, f"layers.{i}") for i in range(layers))
         self.final = torch.nn.RMSNorm(d)
 
     def forward(self, x):
@@ -94,7 +115,8 @@ class Piece:
 
 
 def split_at(gm: fx.GraphModule, splitting_ops: list[str]) -> tuple[fx.GraphModule, list[Piece]]:
-    """Give every node a subgraph id; a splitting op gets an id of its own."""
+    """Give every node a subgraph id; a splitting op gets an id of its own, shared with the
+    splitting ops directly after it (a KV-cache update and its attention: one piece)."""
     sid, ids, split_ids = 0, {}, []
     for node in gm.graph.nodes:
         if node.op in ("placeholder", "output"):
@@ -107,7 +129,8 @@ def split_at(gm: fx.GraphModule, splitting_ops: list[str]) -> tuple[fx.GraphModu
             sid += 1
             ids[node] = sid
             split_ids.append(sid)
-            sid += 1
+            # Back to back: step back, so the next splitting op gets this same id.
+            sid += -1 if should_split(node.next, splitting_ops) else 1
         else:
             ids[node] = sid
     split_gm = split_module(gm, None, lambda n: ids[n], keep_original_order=True)
@@ -273,14 +296,41 @@ class MiniDispatcher:
 # --8<-- [end:dispatch]
 
 
+# CUDAGraphMode's members as (decode mode, mixed mode), as in vllm/config/compilation.py.
+GRAPH_MODES = {"NONE": ("NONE", "NONE"), "PIECEWISE": ("PIECEWISE", "PIECEWISE"),
+               "FULL": ("FULL", "FULL"), "FULL_DECODE_ONLY": ("FULL", "NONE"),
+               "FULL_AND_PIECEWISE": ("FULL", "PIECEWISE")}
+
+
+def runtime_mode(num_tokens: int, capture_sizes: list[int], cudagraph_mode: str,
+                 uniform_decode: bool, max_num_seqs: int) -> tuple[str, int]:
+    """(runtime mode, token count the pieces see) for one step, our port of
+    CudagraphDispatcher.dispatch without speculative decoding or LoRA: a FULL decode graph
+    exists for a uniform decode batch up to max_num_seqs tokens, else the mixed mode's graph
+    serves it, else the step runs without a graph on its real count."""
+    size = padded_size(num_tokens, capture_sizes)
+    decode, mixed = GRAPH_MODES[cudagraph_mode]
+    if size is None:
+        return "NONE", num_tokens
+    if uniform_decode and decode == "FULL" and size <= max_num_seqs:
+        return "FULL", size
+    return (mixed, size) if mixed != "NONE" else ("NONE", num_tokens)
+
+
 def main() -> None:
     torch._dynamo.reset()
     model = TinyModel().eval()
-    backend = MiniBackend(["minivllm::attention"], compile_sizes=[4])
+    backend = MiniBackend(SPLITTING_OPS, compile_sizes=[4])
     compiled = compile_like_vllm(model, torch.randn(16, 32), backend)
     print(f"Dynamo graphs handed to the backend: {backend.calls}")
-    print("pieces:", ", ".join(f"{p}{' (split)' if p not in backend.pieces else ''}"
-                               for p, _ in backend.split_gm.named_children()))
+    def label(name, mod):
+        if name in backend.pieces:
+            return name
+        ops = [n.target._qualified_op_name.split("::")[1] for n in mod.graph.nodes
+               if n.op == "call_function"]
+        return f"{name} (split: {' + '.join(ops)})"
+
+    print("pieces:", ", ".join(label(*child) for child in backend.split_gm.named_children()))
     print("Inductor compiles:", backend.compile_log)
     sizes = default_capture_sizes(max_num_seqs=8, max_num_batched_tokens=16)
     print("capture sizes:", sizes)

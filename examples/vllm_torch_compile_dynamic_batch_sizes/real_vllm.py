@@ -181,6 +181,32 @@ def real_dispatcher(cfg, ns):
     return d
 
 
+def real_resolve_mode(cudagraph_mode: str, support: str, *, attention_split: bool) -> str:
+    """CompilationConfig.resolve_cudagraph_mode_and_sizes for one attention backend's
+    AttentionCGSupport level (by name), in mode VLLM_COMPILE without speculative decoding:
+    the graph mode it settles on, by name (a ValueError propagates)."""
+    ns = base_namespace()
+    ns["CompilationMode"] = load("vllm/config/compilation.py", "CompilationMode", ns)
+    ns["Enum"] = enum.Enum
+    levels = load("vllm/v1/attention/backend.py", "AttentionCGSupport", ns)
+    cc = types.SimpleNamespace(
+        cudagraph_mode=ns["CUDAGraphMode"][cudagraph_mode], mode=ns["CompilationMode"].VLLM_COMPILE,
+        use_inductor_graph_partition=False,
+        splitting_ops_contain_attention=lambda: attention_split)
+    fake = types.ModuleType("vllm.v1.attention.backend")
+    fake.AttentionCGSupport = levels
+    saved = sys.modules.get(fake.__name__)
+    sys.modules[fake.__name__] = fake
+    try:
+        fn = load("vllm/config/compilation.py", "CompilationConfig.resolve_cudagraph_mode_and_sizes", ns)
+        return fn(cc, levels[support], "TestBackend", use_v2_model_runner=True).name
+    finally:
+        if saved is None:
+            sys.modules.pop(fake.__name__, None)
+        else:
+            sys.modules[fake.__name__] = saved
+
+
 def real_find_range(cfg, ns, runtime_shape: int):
     """PiecewiseBackend._find_range_for_shape on the real compile ranges and sizes."""
     fn = load("vllm/compilation/piecewise_backend.py", "PiecewiseBackend._find_range_for_shape", ns)

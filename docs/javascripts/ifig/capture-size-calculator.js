@@ -8,7 +8,9 @@
  * VllmConfig._set_cudagraph_sizes (performance_mode "balanced", no speculative decoding) and of
  * CudagraphDispatcher.dispatch; tests/examples/test_vllm_torch_compile_dynamic_batch_sizes.py
  * runs captureSizes() in Node against the Python model, which is itself checked against the
- * functions in the vLLM wheel.
+ * functions in the vLLM wheel; tests/test_ifig_capture_size_calculator.py drives the figure
+ * through the scenarios of calculator-traces.json (written by the post's figures.py from that
+ * model) at phone and desk widths, in both palettes.
  *
  * Markup: <figure class="ifig" data-ifig="capture-size-calculator"> with a static table in
  * .ifig-static and a <figcaption>. State for tests, on the <figure>: data-num-tokens,
@@ -89,6 +91,7 @@ var CSC = (function () {
     '.ifig[data-ifig="capture-size-calculator"] .csc-button:hover,',
     '.ifig[data-ifig="capture-size-calculator"] .csc-button:focus-visible { text-decoration: underline;',
     "  outline: 0.15rem solid var(--md-typeset-a-color); outline-offset: 0.15rem; }",
+    '.ifig[data-ifig="capture-size-calculator"] .csc-ui { text-align: left; }',
     '.ifig[data-ifig="capture-size-calculator"] .csc-out { margin: 0.6rem 0; font-size: 0.8rem; }',
     '.ifig[data-ifig="capture-size-calculator"] .csc-sizes { font-family: var(--md-code-font-family);',
     "  font-size: 0.7rem; overflow-wrap: anywhere; }",
