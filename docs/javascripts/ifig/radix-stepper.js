@@ -40,7 +40,7 @@
     S + ".rs-note { margin: 0 0 0.5rem; min-height: 4.5em; }",
     S + ".rs-panel { margin: 0.4rem 0; padding: 0.4rem 0.5rem; border-radius: 0.2rem;",
     "  border: 1px solid var(--md-default-fg-color--lightest); }",
-    S + ".rs-panel h4 { margin: 0 0 0.3rem; font-size: 0.75rem; }",
+    S + ".rs-head { margin: 0 0 0.3rem; font-weight: 700; }",
     S + ".rs-tree, " + S + ".rs-tree ul { list-style: none; margin: 0; padding: 0; }",
     S + ".rs-tree ul { margin-left: 0.9rem; padding-left: 0.5rem;",
     "  border-left: 1px solid var(--md-default-fg-color--lighter); }",
@@ -141,7 +141,7 @@
     ui.appendChild(note);
 
     var treePanel = el("div", { "class": "rs-panel" });
-    treePanel.appendChild(el("h4", {}, "Radix tree"));
+    treePanel.appendChild(el("p", { "class": "rs-head" }, "Radix tree"));
     var tree = el("ul", { "class": "rs-tree", "aria-label": "The radix tree after this step" });
     treePanel.appendChild(tree);
     var sizes = el("p", { "class": "rs-sizes" });
@@ -149,7 +149,7 @@
     ui.appendChild(treePanel);
 
     var poolPanel = el("div", { "class": "rs-panel" });
-    var poolHead = el("h4");
+    var poolHead = el("p", { "class": "rs-head" });
     poolPanel.appendChild(poolHead);
     var pool = el("div", { "class": "rs-pool", role: "list", "aria-label": "KV pool slots" });
     poolPanel.appendChild(pool);
@@ -158,7 +158,7 @@
     ui.appendChild(poolPanel);
 
     var reqPanel = el("div", { "class": "rs-panel" });
-    reqPanel.appendChild(el("h4", {}, "Running requests"));
+    reqPanel.appendChild(el("p", { "class": "rs-head" }, "Running requests"));
     var reqs = el("ul", { "class": "rs-reqs" });
     reqPanel.appendChild(reqs);
     ui.appendChild(reqPanel);
