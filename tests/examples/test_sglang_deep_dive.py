@@ -8,6 +8,7 @@ SGLANG_DEEP_DIVE_CACHE to move it) and run real_compare.py against it in a subpr
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -216,15 +217,24 @@ def test_real_radix_cache_and_schedule_policy_agree_with_the_model(sglang_site: 
 
 
 def test_post_line_anchors_name_their_symbol(sglang_site: Path):
-    """Every [`Symbol`](.../blob/v0.5.23/python/sglang/...#La-Lb) link: the lines contain Symbol."""
+    """Every [`Symbol`](.../blob/v0.5.23/python/sglang/...#La-Lb) link: the lines contain Symbol,
+    and a range that starts at a function's def (or its decorator) ends at the function's last line."""
     text = POST.read_text()
     links = re.findall(r"\[`([^`]+)`\]\(https://github\.com/sgl-project/sglang/blob/v"
                        + re.escape(SGLANG) + r"/python/(sglang/[^#)]+)#L(\d+)(?:-L(\d+))?\)", text)
     assert len(links) >= 20
+    functions = 0
     for symbol, path, start, end in links:
-        lines = (sglang_site / path).read_text().splitlines()[int(start) - 1: int(end or start)]
+        source = (sglang_site / path).read_text()
+        lines = source.splitlines()[int(start) - 1: int(end or start)]
         name = symbol.split(".")[-1].split("(")[0]
         assert any(name in line for line in lines), (symbol, path, start, end)
+        for node in ast.walk(ast.parse(source)):
+            if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and int(start) in {node.lineno, *(d.lineno for d in node.decorator_list)}):
+                assert int(end or start) == node.end_lineno, (symbol, path, start, end, node.end_lineno)
+                functions += 1
+    assert functions >= 80
 
 
 def test_ipc_hop_measures_sglang_messages(sglang_site: Path):
