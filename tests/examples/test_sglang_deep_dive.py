@@ -9,6 +9,7 @@ SGLANG_DEEP_DIVE_CACHE to move it) and run real_compare.py against it in a subpr
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import json
 import os
@@ -246,6 +247,18 @@ def test_ipc_hop_measures_sglang_messages(sglang_site: Path):
     assert 0 < one["pickled_bytes"] < many["pickled_bytes"]
     for b in (one, many):  # a hop includes one pickle and one unpickle
         assert 0 < b["pickle_us"] and 0 < b["unpickle_us"] and b["hop_us"] > 0
+
+
+def test_post_sketches_define_every_name_they_use():
+    """The post's simplified sketches parse, and use no name they never bind (besides self and
+    the imports a reader supplies)."""
+    sketches = re.findall(r"```python\n(# simplified sketch of [^\n]+\n.*?)```", POST.read_text(), re.S)
+    assert len(sketches) == 2
+    for code in sketches:
+        names = list(ast.walk(ast.parse(code)))
+        bound = {n.id for n in names if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        used = {n.id for n in names if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        assert used - bound - set(dir(builtins)) - {"self", "deque"} == set(), code.splitlines()[0]
 
 
 @pytest.mark.parametrize("name", ["map", "request-life"])
