@@ -10,7 +10,8 @@ each, no logprobs), as the scheduler's output streamer fills it.
 
 Usage: python ipc_hop.py DIR [--rounds N] [--batches 1,64,256]
 Prints one JSON object: the CPU and its load average when the run began (other work on the
-machine slows every figure), and per batch size the pickled bytes, the median in-process
+machine slows every figure), the Python, pyzmq and libzmq versions, the wheel file io_struct was
+executed from, and per batch size the pickled bytes, the median in-process
 pickle and unpickle times (the sender pays the first, on its own thread) and the median hop, in
 microseconds.
 """
@@ -99,6 +100,9 @@ def measure(site: str, rounds: int, batches: list[int]) -> dict:
     child = mp.get_context("spawn").Process(target=echo, args=(site, names[0], names[1]))
     child.start()
     out = {"cpu": cpu_name(), "cpus": os.cpu_count(), "load_1min": round(os.getloadavg()[0], 2),
+           "python": platform.python_version(), "pyzmq": zmq.__version__, "libzmq": zmq.zmq_version(),
+           # SGLang's own message module, executed from the wheel (a placeholder has no file)
+           "io_struct": os.path.relpath(sys.modules["sglang.srt.managers.io_struct"].__file__, site),
            "rounds": rounds, "batches": {}}
     try:
         for batch in batches:

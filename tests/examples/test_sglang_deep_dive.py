@@ -243,10 +243,34 @@ def test_ipc_hop_measures_sglang_messages(sglang_site: Path):
     out = _run([str(EX / "ipc_hop.py"), str(sglang_site), "--rounds", "50", "--batches", "1,64"], 300)
     result = json.loads(out.strip().splitlines()[-1])
     assert result["cpus"] >= 1 and result["cpu"] and result["rounds"] == 50
+    assert result["io_struct"] == "sglang/srt/managers/io_struct.py"  # the wheel's, not a placeholder
     one, many = result["batches"]["1"], result["batches"]["64"]
     assert 0 < one["pickled_bytes"] < many["pickled_bytes"]
     for b in (one, many):  # a hop includes one pickle and one unpickle
         assert 0 < b["pickle_us"] and 0 < b["unpickle_us"] and b["hop_us"] > 0
+
+
+def test_post_hop_table_is_the_recorded_runs():
+    """The post's hop figures are the lowest and highest medians of the runs in ipc-hop-runs.json."""
+    runs = json.loads((FIG_DIR / "ipc-hop-runs.json").read_text(encoding="utf-8"))["runs"]
+    text = " ".join(POST.read_text().split())
+    words = {5: "Five"}
+    loads = [r["load_1min"] for r in runs]
+    assert (f"{words[len(runs)]} runs on {runs[0]['cpus']} vCPUs of an {runs[0]['cpu']} "
+            f"(Python {runs[0]['python']}, pyzmq {runs[0]['pyzmq']}, libzmq {runs[0]['libzmq']})") in text
+    assert f"averages of {min(loads):.0f} to {max(loads):.0f}," in text
+    for key in ("cpu", "cpus", "python", "pyzmq", "libzmq", "rounds", "batches"):
+        assert len({json.dumps(r[key] if key != "batches" else sorted(r[key])) for r in runs}) == 1, key
+
+    def span(batch: str, field: str) -> str:
+        lo, hi = (round(f(r["batches"][batch][field] for r in runs)) for f in (min, max))
+        return f"{lo} µs" if lo == hi else f"{lo}–{hi} µs"
+
+    for batch in runs[0]["batches"]:
+        row = " | ".join([batch, f"{runs[0]['batches'][batch]['pickled_bytes']:,}",
+                          *(span(batch, f) for f in ("pickle_us", "unpickle_us", "hop_us"))])
+        assert f"| {row} |" in text, row
+    assert f"sends the message {runs[0]['rounds']:,} times" in text
 
 
 def test_post_sketches_define_every_name_they_use():
