@@ -264,7 +264,9 @@ def real_compute_max_prefix_len():
 def cap_compare():
     """The prefix-match cap, SGLang's function against ours, for plain and logprob requests."""
     real_fn = real_compute_max_prefix_len()
-    out = {"real": [], "ours": []}
+    code = real_fn.__code__  # where the function was compiled from: the wheel's file and line
+    out = {"real": [], "ours": [],
+           "source": [os.path.relpath(code.co_filename, sys.argv[1]), code.co_firstlineno]}
     for input_len, start in [(1, -1), (2, -1), (6, -1), (7, -1), (4096, -1), (6, 0), (6, 3), (6, 9)]:
         req = types.SimpleNamespace(dllm_config=None, return_logprob=start >= 0,
                                     logprob_start_len=start, is_dllm=lambda: False)

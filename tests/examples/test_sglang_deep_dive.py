@@ -195,7 +195,13 @@ def test_real_radix_cache_and_schedule_policy_agree_with_the_model(sglang_site: 
     for module in ("sglang.srt.mem_cache.radix_cache", "sglang.srt.mem_cache.base_prefix_cache",
                    "sglang.srt.mem_cache.evict_policy", "sglang.srt.managers.schedule_policy"):
         assert module in real, module  # executed from the wheel, not a placeholder
-    assert "triton" in result["modules"]["placeholders_imported"]
+    # schedule_batch is a placeholder (importing it reaches the model layers); only
+    # Req._compute_max_prefix_len is compiled from its source, at the line the post links.
+    placeholders = result["modules"]["placeholders_imported"]
+    assert "triton" in placeholders and "sglang.srt.managers.schedule_batch" in placeholders
+    assert "sglang.srt.managers.schedule_batch" not in real
+    linked = re.search(r"_compute_max_prefix_len`\]\([^)#]*/python/([^)#]+)#L(\d+)", POST.read_text())
+    assert result["cap"]["source"] == [linked[1], int(linked[2])]
     for name in ("walkthrough", "splits", "lru_and_locks"):
         assert result[name]["real"] == result[name]["ours"], name
     # The stepper's scenarios, request by request, through SGLang's match/lock/checkpoint/
