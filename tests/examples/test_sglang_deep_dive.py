@@ -276,7 +276,7 @@ def test_post_hop_table_is_the_recorded_runs():
         row = " | ".join([batch, f"{runs[0]['batches'][batch]['pickled_bytes']:,}",
                           *(span(batch, f) for f in ("pickle_us", "unpickle_us", "hop_us"))])
         assert f"| {row} |" in text, row
-    assert f"sends the message {runs[0]['rounds']:,} times" in text
+    assert f"It times {runs[0]['rounds']:,} round trips" in text
 
 
 def test_post_sketches_define_every_name_they_use():
