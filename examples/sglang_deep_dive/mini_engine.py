@@ -11,8 +11,9 @@ SGLang's sockets do:
 
 Messages are pickled (send_pyobj), SGLang's default (SGLANG_USE_PICKLE_IPC=1). The "model" is
 a rule: the next token is (last token + 1) mod 128, and tokens are characters, so every result
-can be checked by hand. The scheduler keeps a radix-tree prefix cache (radix.py) and reports
-how many prompt tokens it found there.
+can be checked by hand. The scheduler admits requests first come, first served (SGLang's default
+policy), keeps a radix-tree prefix cache (radix.py) and reports how many prompt tokens it took
+from there: at most len(prompt) - 1, as SGLang's Req._compute_max_prefix_len allows.
 """
 
 from __future__ import annotations
@@ -102,19 +103,18 @@ def run_scheduler_process(port_args: PortArgs, pipe_writer, max_batch: int = 4) 
         if not waiting and not running:
             time.sleep(0.001)  # SGLang spins or sleeps on idle (sleep_on_idle)
             continue
-        # Prefill first: admit waiting requests (longest cached prefix first), else decode.
+        # Prefill first: admit waiting requests in arrival order (fcfs, the default), else decode.
         if waiting and len(running) < max_batch:
-            hits = {r.rid: len(tree.match_prefix(r.input_ids)[0]) for r in waiting}
-            waiting.sort(key=lambda r: -hits[r.rid])
             admit, waiting = waiting[: max_batch - len(running)], waiting[max_batch - len(running):]
             for r in admit:
-                slots, node = tree.match_prefix(r.input_ids)
+                # At most input_len - 1 tokens from the cache: the last one is computed for logits.
+                slots, node = tree.match_prefix(r.input_ids, limit=len(r.input_ids) - 1)
                 tree.inc_lock_ref(node)  # pinned while the request runs
                 new = list(range(next_slot, next_slot + len(r.input_ids) - len(slots)))
                 next_slot += len(new)
-                running.append({"rid": r.rid, "ids": list(r.input_ids), "out": [],
+                running.append({"rid": r.rid, "ids": list(r.input_ids), "out": [], "sent": 0,
                                 "left": r.max_new_tokens, "node": node, "cached": len(slots),
-                                "slots": slots + new})
+                                "slots": slots + new, "stream": r.stream})
             batch = running[-len(admit):]  # an extend batch: only the new requests
         else:
             batch = running  # a decode batch
@@ -126,10 +126,16 @@ def run_scheduler_process(port_args: PortArgs, pipe_writer, max_batch: int = 4) 
             next_slot += 1
             s["left"] -= 1
         finished = [s for s in batch if s["left"] == 0]
-        send_to_detokenizer.send_pyobj(BatchTokenIDOutput(
-            rids=[s["rid"] for s in batch], decode_ids=[s["out"][-1:] for s in batch],
-            finished_reasons=[{"type": "length"} if s["left"] == 0 else None for s in batch],
-            cached_tokens=[s["cached"] for s in batch]))
+        # As _GenerationStreamAccumulator.accept: a finished request always sends, a streaming one
+        # every step, a non-streaming one only at multiples of SGLANG_FORCE_STREAM_INTERVAL (50).
+        out = [s for s in batch if s["left"] == 0 or s["stream"] or len(s["out"]) % 50 == 0]
+        if out:
+            send_to_detokenizer.send_pyobj(BatchTokenIDOutput(
+                rids=[s["rid"] for s in out], decode_ids=[s["out"][s["sent"]:] for s in out],
+                finished_reasons=[{"type": "length"} if s["left"] == 0 else None for s in out],
+                cached_tokens=[s["cached"] for s in out]))
+            for s in out:
+                s["sent"] = len(s["out"])
         for s in finished:  # cache what the request computed, then release its pin
             tree.insert(s["ids"][:-1], s["slots"][: len(s["ids"]) - 1])
             tree.dec_lock_ref(s["node"])
@@ -175,6 +181,7 @@ class Engine:
             raise RuntimeError("scheduler did not start")
         self.scheduler_info = reader.recv()
         self.rid_to_text: dict[str, list[str]] = {}
+        self.messages: dict[str, int] = {}  # BatchStrOutput entries received, per rid
         self.n = 0
 
     def _send(self, prompt: str, max_new_tokens: int, stream: bool) -> str:
@@ -191,6 +198,7 @@ class Engine:
         for rid, text, fin, cached in zip(out.rids, out.output_strs, out.finished_reasons,
                                           out.cached_tokens, strict=True):
             self.rid_to_text[rid].append(text)
+            self.messages[rid] = self.messages.get(rid, 0) + 1
             yield rid, text, fin, cached
 
     def generate(self, prompts: list[str], max_new_tokens: int = 4) -> list[dict]:
@@ -225,9 +233,19 @@ class Engine:
 
 def main() -> None:
     engine = Engine()
+    try:
+        demo(engine)
+    finally:  # a failed check must not leave the children running
+        engine.shutdown()
+    print("all three processes exited:", all(p.exitcode == 0 for p in engine.procs))
+
+
+def demo(engine: Engine) -> None:
     print(f"scheduler ready: {engine.scheduler_info}")
-    print(f"processes: tokenizer pid {os.getpid()}, "
-          f"children {[p.pid is not None for p in engine.procs]}")
+    scheduler, detokenizer = engine.procs
+    print(f"pids: tokenizer {os.getpid()}, scheduler {scheduler.pid}, detokenizer {detokenizer.pid}")
+    assert len({os.getpid(), scheduler.pid, detokenizer.pid}) == 3
+    assert scheduler.is_alive() and detokenizer.is_alive()
     first = engine.generate(["abc"], max_new_tokens=3)[0]
     print(f"generate('abc') -> {first['text']!r} {first['meta_info']}")
     assert first["text"] == "def" and first["meta_info"]["cached_tokens"] == 0
@@ -236,11 +254,16 @@ def main() -> None:
     print(f"generate(['abcdeXY', 'zzz']) -> {[(o['text'], o['meta_info']['cached_tokens']) for o in again]}")
     assert [o["text"] for o in again] == ["Z[", "{|"]
     assert again[0]["meta_info"]["cached_tokens"] == 5
+    # 'abcde' is cached whole, but a match may use at most len(prompt) - 1 = 4 of it.
+    same = engine.generate(["abcde"], max_new_tokens=1)[0]
+    print(f"generate('abcde') -> cached_tokens {same['meta_info']['cached_tokens']}")
+    assert same["meta_info"]["cached_tokens"] == 4
     chunks = list(engine.generate_stream("hello", max_new_tokens=4))
     print(f"stream('hello') -> {chunks}")
     assert chunks == ["p", "q", "r", "s"]
-    engine.shutdown()
-    print("all three processes exited:", all(p.exitcode == 0 for p in engine.procs))
+    # r0 was not streamed: its 3 tokens came back in one message, at the finish.
+    print(f"messages per request: {engine.messages}")
+    assert engine.messages["r0"] == 1 and engine.messages["r4"] == 4
 
 
 if __name__ == "__main__":

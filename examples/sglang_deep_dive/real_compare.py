@@ -4,16 +4,21 @@ Needs SGLang's wheel unpacked into DIR, with msgspec installed there too (the te
 that folder in a cache outside the repository); sglang_imports.py replaces the heavy modules the
 import chain reaches with placeholders that raise if called. Nothing here needs a GPU. Prints one
 JSON object: for each scenario, what the real code did and what our model did, and which SGLang
-modules ran for real.
+modules ran for real. The op-by-op scenarios call the tree's methods directly; the request
+scenarios (radix.SCENARIOS, the stepper's traces) run radix.run_events over SGLang's own
+match_prefix (with the input_len - 1 limit in its RadixKey), lock/unlock, checkpoint,
+free_kv_row and evict_for_alloc, with stand-ins for the Req and the req_to_token pool.
 
 Usage: python real_compare.py DIR
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import sys
+import types
 from array import array
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +27,8 @@ from sglang_imports import PLACEHOLDERS, install, placeholders_imported, real_sg
 install(sys.argv[1])
 
 import torch  # noqa: E402
-from radix import RadixTree, lpm_order  # noqa: E402
+from radix import SCENARIOS as REQUEST_SCENARIOS  # noqa: E402
+from radix import RadixTree, lpm_order, max_prefix_len, run_events, tree_state  # noqa: E402
 from sglang.srt.managers.schedule_policy import SchedulePolicy  # noqa: E402
 from sglang.srt.mem_cache.base_prefix_cache import (  # noqa: E402
     EvictParams,
@@ -43,6 +49,97 @@ class Allocator:
 
     def free_segment(self, indices, start_pos=0) -> None:
         self.freed += [int(i) for i in indices]
+
+    def free_segments(self, segments) -> None:  # what free_kv_row calls
+        for indices, start_pos in segments:
+            self.free_segment(indices, start_pos)
+
+
+class KvRecord:
+    """The fields of Req.kv that checkpoint and free_kv_row read, with no SWA in play."""
+
+    def __init__(self, req_pool_idx: int) -> None:
+        self.req_pool_idx = req_pool_idx
+        self.cache_protected_len = 0
+        self.cache_inserted_len = 0
+        self.swa_evict_floor = 0
+
+    def get_evicted_seqlen(self, component) -> int:
+        return 0
+
+    def swa_dead_lo(self, page_size: int) -> int:
+        return 0
+
+
+class ReqToTokenPool:
+    """req_to_token: one row of KV slots per request, as the scheduler's pool holds them."""
+
+    def __init__(self, rows: int = 8, width: int = 64) -> None:
+        self.req_to_token = torch.zeros((rows, width), dtype=torch.int64)
+
+    def write(self, index, values) -> None:
+        self.req_to_token[index] = values
+
+
+class RealTree:
+    """SGLang's RadixCache behind the interface radix.run_events drives (our RadixTree's)."""
+
+    def __init__(self) -> None:
+        self.alloc = Allocator()
+        self.cache = RadixCache.create_simulated(mock_allocator=self.alloc)
+        self.cache.req_to_token_pool = ReqToTokenPool()
+        self.reqs = {}  # rid -> the stand-in Req SGLang's code reads
+
+    @property
+    def freed(self) -> list[int]:
+        return self.alloc.freed
+
+    def match_prefix(self, ids, limit=None):
+        m = self.cache.match_prefix(MatchPrefixParams(key=RadixKey(array("q", ids), limit=limit)))
+        slots = [int(v) for v in self.cache.path_device_indices(m.last_device_node)]
+        assert len(slots) == m.device_prefix_len
+        return slots, m.last_device_node
+
+    def lock(self, req, node) -> None:
+        req.lock = self.cache.lock(node)
+
+    def unlock(self, req) -> None:
+        self.cache.unlock(req.lock)
+        req.lock = None
+
+    def _standin(self, req):
+        """Copy req (radix.Req) into the Req and row SGLang's checkpoint reads."""
+        s = self.reqs.get(req.rid)
+        if s is None:
+            s = self.reqs[req.rid] = types.SimpleNamespace(
+                kv=KvRecord(len(self.reqs)), extra_key=None, cache_salt=None, priority=None)
+        s.origin_input_ids = array("q", req.prompt)
+        s.full_untruncated_fill_ids = array("q", req.ids)
+        s.kv.cache_protected_len = req.protected
+        s.lock, s.last_node = req.lock, None
+        row = self.cache.req_to_token_pool.req_to_token[s.kv.req_pool_idx]
+        row[: len(req.row)] = torch.tensor(req.row, dtype=torch.int64)
+        return s, row
+
+    def checkpoint(self, req, up_to: int) -> None:
+        s, row = self._standin(req)
+        self.cache.checkpoint(s, up_to=up_to)
+        req.row = [int(v) for v in row[: len(req.row)]]
+        req.protected, req.lock = s.kv.cache_protected_len, s.lock
+
+    def free_row(self, req, start: int, end: int) -> None:
+        s, _ = self._standin(req)
+        self.cache.free_kv_row(s.kv, [(start, end)])
+
+    def evict(self, num_tokens: int) -> int:
+        return self.cache.evict_for_alloc(EvictParams(num_tokens=num_tokens)).num_tokens_evicted
+
+    def state(self) -> dict:
+        return tree_state(
+            self.cache.root_node,
+            lambda n: sorted(n.children.items(), key=lambda kv: kv[1].key.token_ids[0]),
+            lambda n: (list(n.key.token_ids), n.value, n.lock_ref, n.last_access_time),
+            self.cache.evictable_size(), self.cache.protected_size())
 
 
 def key(ids):
@@ -152,9 +249,40 @@ def lpm_compare():
             "real_with_e_deprioritized": [r.rid for r in deprioritized]}
 
 
+def real_compute_max_prefix_len():
+    """Req._compute_max_prefix_len, executed from the wheel's schedule_batch.py on its own (the
+    module is a placeholder here: importing it reaches the model layers)."""
+    path = os.path.join(sys.argv[1], "sglang", "srt", "managers", "schedule_batch.py")
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    req = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Req")
+    fn = next(n for n in req.body if isinstance(n, ast.FunctionDef) and n.name == "_compute_max_prefix_len")
+    namespace: dict = {}
+    exec(compile(ast.Module([fn], type_ignores=[]), path, "exec"), namespace)
+    return namespace["_compute_max_prefix_len"]
+
+
+def cap_compare():
+    """The prefix-match cap, SGLang's function against ours, for plain and logprob requests."""
+    real_fn = real_compute_max_prefix_len()
+    code = real_fn.__code__  # where the function was compiled from: the wheel's file and line
+    out = {"real": [], "ours": [],
+           "source": [os.path.relpath(code.co_filename, sys.argv[1]), code.co_firstlineno]}
+    for input_len, start in [(1, -1), (2, -1), (6, -1), (7, -1), (4096, -1), (6, 0), (6, 3), (6, 9)]:
+        req = types.SimpleNamespace(dllm_config=None, return_logprob=start >= 0,
+                                    logprob_start_len=start, is_dllm=lambda: False)
+        out["real"].append(real_fn(req, input_len))
+        out["ours"].append(max_prefix_len(input_len, start))
+    return out
+
+
 if __name__ == "__main__":
     result = {name: run_both(ops) for name, ops in SCENARIOS.items()}
     result["lpm"] = lpm_compare()
+    result["cap"] = cap_compare()
+    result["requests"] = {
+        name: {"real": run_events(RealTree(), spec["events"], spec["pool"]),
+               "ours": run_events(RadixTree(), spec["events"], spec["pool"])}
+        for name, spec in REQUEST_SCENARIOS.items()}
     result["modules"] = {"real": real_sglang_modules(), "placeholders": PLACEHOLDERS,
                          "placeholders_imported": placeholders_imported()}
     print(json.dumps(result))

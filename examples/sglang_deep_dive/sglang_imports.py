@@ -1,9 +1,9 @@
 """Import SGLang v0.5.23's RadixCache and SchedulePolicy on a CPU-only machine, and nothing more.
 
 `sglang.srt.mem_cache.radix_cache` and `sglang.srt.managers.schedule_policy` sit at the top of an
-import graph that reaches the model layers, the Triton kernels, the distributed stack and about
-two dozen third-party distributions (triton alone is about 1 GiB installed). The code this post
-compares with our model uses none of them. So `install()` puts the unpacked wheel on sys.path and
+import graph that reaches the model layers, the Triton kernels, the distributed stack and the
+GPU builds among the wheel's requirements. The code this post compares with our model uses none
+of them. So `install()` puts the unpacked wheel on sys.path and
 replaces the modules below with placeholders: any name imported from one is a class that raises
 `PlaceholderCalled` when it is instantiated or called, and a `@triton.jit` kernel raises when it
 is launched. A comparison that reached any of them would fail instead of silently using a fake.
