@@ -155,13 +155,16 @@ def render_tail(data: dict, narrow: bool = False) -> str:
     phone drawing is 360 units wide and draws nothing right of 348; its viewBox is cropped to
     NARROW_W + 6 so that its 11-unit labels reach 11 px in the 358 px column."""
     iters = data["iterations"]
-    cats = [f"iteration {it['iteration']} ({len(it['buckets'])} bucket"
+    # Narrow: the categories short enough to stay horizontal, "iteration" said once in the title.
+    cats = [f"{'' if narrow else 'iteration '}{it['iteration']} ({len(it['buckets'])} bucket"
             f"{'s' if len(it['buckets']) > 1 else ''})" for it in iters]
     last = [max(t for _, t in it["grad_ready_ms"]) for it in iters]
     end = [it["backward_end_ms"] for it in iters]
     svg = bar_chart(cats, [Series("last gradient ready", [], last),
                             Series("backward() returned", [], end)],
-                     fig_id=f"{SLUG}-tail", title="Communication left after the last gradient",
+                     fig_id=f"{SLUG}-tail",
+                     title="Communication left after the last gradient"
+                     + (", per iteration" if narrow else ""),
                      desc="For each recorded iteration, the time at which the last gradient was "
                           "ready and the time at which backward() returned, in milliseconds.",
                      y_label="ms since backward() was called", narrow=narrow)
@@ -310,9 +313,12 @@ def render_bucket_timeline(trace: dict, narrow: bool = False) -> str:
 
     head = (f"{sc['layers']} × Linear({sc['width']}, {sc['width']}), batch {sc['batch']}, "
             f"{_cap_label(sc['bucket_cap_mb'])}")
-    body = [_text(pad, 20, "Modelled backward (cost model, this machine's constants)",
-                  extra=' font-weight="bold"'), _text(pad, 38, head, "fig-text-small")]
-    y = 62
+    title = "Modelled backward (cost model, this machine's constants)"
+    titles = textwrap.wrap(title, 40) if narrow else [title]
+    body = [_text(pad, 20 + 17 * i, t, extra=' font-weight="bold"') for i, t in enumerate(titles)]
+    top = 17 * (len(titles) - 1)
+    body.append(_text(pad, 38 + top, head, "fig-text-small"))
+    y = 62 + top
     body.append(_text(pad, y, "backward compute, last layer first", "fig-text-small"))
     y += 6
     for k, lay in enumerate(tl["layers"]):
@@ -336,19 +342,18 @@ def render_bucket_timeline(trace: dict, narrow: bool = False) -> str:
                     f'{b["done_ms"]:.2f} ms</title></rect>')
     y += 40
     end = tl["compute_ms"]
-    body.append(f'<line class="fig-line-dashed" x1="{x(end):.1f}" y1="66" x2="{x(end):.1f}" '
-                f'y2="{y - 12}"/>')
+    body.append(f'<line class="fig-line-dashed" x1="{x(end):.1f}" y1="{66 + top}" '
+                f'x2="{x(end):.1f}" y2="{y - 12}"/>')
     # Axis: 0, the end of compute, the end of backward.
     body.append(f'<line class="fig-axis" x1="{pad}" y1="{y}" x2="{width - pad}" y2="{y}"/>')
     body.append(_text(pad, y + 16, "0 ms", "fig-text-small"))
     body.append(_text(width - pad, y + 16, f"{t_top:.1f} ms", "fig-text-small", "end"))
     y += 38
-    lines = [f"backward {t_top:.1f} ms: compute {tl['compute_ms']:.1f} ms, then "
-             f"{tl['exposed_ms']:.1f} ms of exposed all-reduce;",
-             f"{len(tl['buckets'])} bucket{'s' if len(tl['buckets']) != 1 else ''} "
-             "(coloured bars), dashed line: compute ends"]
-    if not narrow:
-        lines = [" ".join(lines)]
+    legend = (f"backward {t_top:.1f} ms: compute {tl['compute_ms']:.1f} ms, then "
+              f"{tl['exposed_ms']:.1f} ms of exposed all-reduce; "
+              f"{len(tl['buckets'])} bucket{'s' if len(tl['buckets']) != 1 else ''} "
+              "(coloured bars), dashed line: compute ends")
+    lines = textwrap.wrap(legend, 50) if narrow else [legend]
     for ln in lines:
         body.append(_text(pad, y, ln, "fig-text-small"))
         y += 16
@@ -393,7 +398,7 @@ def _mbox(body: list[str], x: float, y: float, w: float, cls: str, head: str | N
 
 
 def _mcolumn(body: list[str], y: float, boxes: list[tuple[str, str | None, list[str]]]) -> float:
-    """The narrow map's row: the boxes one under the other, full width, their lines rewrapped,
+    """The narrow map's row: the boxes one under the other, full width, each line rewrapped,
     an arrow between consecutive ones; returns the bottom."""
     x, w = _MAP_PAD, _MAP_NARROW_W - 2 * _MAP_PAD
     for i, (cls, head, lines) in enumerate(boxes):
@@ -401,7 +406,7 @@ def _mcolumn(body: list[str], y: float, boxes: list[tuple[str, str | None, list[
             body.append(f'<line class="fig-line" x1="{_MAP_NARROW_W / 2}" y1="{y}" '
                         f'x2="{_MAP_NARROW_W / 2}" y2="{y + 14}" {_ARROW}/>')
             y += 16
-        text = textwrap.wrap(" ".join(lines), 42)
+        text = [part for line in lines for part in textwrap.wrap(line, 42)]
         y += _mbox(body, x, y, w, cls, head, text, narrow=True)
     return y
 

@@ -159,7 +159,7 @@ var DDPBT = (function () {
     S + ".bt-tiles .ifig-bar { height: 0.5rem; margin-top: 0.2rem; }"
   ].join("\n");
 
-  var CAP_LABEL = { "": "unset (1 MiB first, then 25)" };
+  var CAP_LABEL = { "": "unset (default)" };
 
   // An element (HTML, or SVG when ns is given) with attributes and text.
   function make(ns, name, props, text) {
