@@ -151,16 +151,15 @@ def render_timeline(data: dict, narrow: bool = False) -> str:
 
 
 def render_tail(data: dict, narrow: bool = False) -> str:
-    """Bar chart: last gradient ready vs backward() return, per iteration (svgplot). svgplot's
-    phone drawing is 360 units wide and draws nothing right of 348; its viewBox is cropped to
-    NARROW_W + 6 so that its 11-unit labels reach 11 px in the 358 px column."""
+    """Bar chart: last gradient ready vs backward() return, per iteration (svgplot; its phone
+    drawing is 348 units wide)."""
     iters = data["iterations"]
     # Narrow: the categories short enough to stay horizontal, "iteration" said once in the title.
     cats = [f"{'' if narrow else 'iteration '}{it['iteration']} ({len(it['buckets'])} bucket"
             f"{'s' if len(it['buckets']) > 1 else ''})" for it in iters]
     last = [max(t for _, t in it["grad_ready_ms"]) for it in iters]
     end = [it["backward_end_ms"] for it in iters]
-    svg = bar_chart(cats, [Series("last gradient ready", [], last),
+    return bar_chart(cats, [Series("last gradient ready", [], last),
                             Series("backward() returned", [], end)],
                      fig_id=f"{SLUG}-tail",
                      title="Communication left after the last gradient"
@@ -168,9 +167,6 @@ def render_tail(data: dict, narrow: bool = False) -> str:
                      desc="For each recorded iteration, the time at which the last gradient was "
                           "ready and the time at which backward() returned, in milliseconds.",
                      y_label="ms since backward() was called", narrow=narrow)
-    if narrow:
-        svg = svg.replace('viewBox="0 0 360 ', f'viewBox="0 0 {NARROW_W + 6} ', 1)
-    return svg
 
 
 # ---------------------------------------------------------------- bucket layout (buckets.py data)
