@@ -11,13 +11,19 @@ A shared machine drifts: another job starts, a core gets busy. So every configur
 once and warmed up (its buckets rebuilt), and then the configurations take turns, one timed
 backward each, in an order rotated every turn; N turns make a round. A drift hits all of them
 alike, and each configuration gets R round medians whose spread shows the noise. The comparison
-that matters, one bucket against overlap, is also taken within each round.
+that matters, one bucket against overlap, is also taken within each round, and a two-sided sign
+test says whether "slower in k of R rounds" is more than chance.
+
+The plain all-reduces that fit the cost model's alpha and bandwidth take turns the same way
+(seven sizes, 16 KiB to 8 MiB, the order rotated every turn), and the fit goes through each
+size's median over every round, not through one round's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -34,8 +40,8 @@ from launch import run_ranks  # noqa: E402
 from overlap import backward_macs  # noqa: E402
 
 CAPS = [25, 3, 2, 1]  # below 1 MiB this model's buckets do not change (1 MiB weights)
-SIZES = [64 * 1024, 256 * 1024, 1024 * 1024, 4 * 1024 * 1024]  # plain all-reduces, in bytes
 MIB = 1024 * 1024
+SIZES = [16 * 1024, 64 * 1024, 256 * 1024, MIB, 2 * MIB, 4 * MIB, 8 * MIB]  # plain all-reduces
 
 
 # --8<-- [start:measure]
@@ -55,6 +61,11 @@ def backward_ms(ddp: DDP, x: torch.Tensor, sync: bool) -> float:
     return ms
 
 
+def turns(keys: list, i: int) -> list:
+    """Turn i's order: the keys rotated by i, so no key always goes first."""
+    return keys[i % len(keys):] + keys[:i % len(keys)]
+
+
 def per_rank(rank: int, world_size: int, rounds: int, iters: int, batch: int) -> dict:
     torch.manual_seed(0)
     x = torch.randn(batch, 512)
@@ -65,23 +76,20 @@ def per_rank(rank: int, world_size: int, rounds: int, iters: int, batch: int) ->
             backward_ms(ddp, x, sync=True)
     bufs = {n: torch.zeros(n // 4) for n in SIZES}
     out: dict = {"rounds_ms": {k: [] for k in models},
-                 "allreduce_rounds_ms": {str(n): [] for n in SIZES}}
+                 "allreduce_ms": {str(n): [] for n in SIZES}}
     keys = list(models)
     for _ in range(rounds):
         times: dict[str, list[float]] = {k: [] for k in keys}
         for i in range(iters):  # one backward of each configuration, the order rotated
-            for key in keys[i % len(keys):] + keys[:i % len(keys)]:
+            for key in turns(keys, i):
                 times[key].append(backward_ms(models[key], x, sync=key != "no_sync"))
-        for key in keys:
-            out["rounds_ms"][key].append(statistics.median(times[key]))
-        for n, buf in bufs.items():  # the alpha-beta fit: t = alpha + s / beta
-            times = []
-            for _ in range(iters):
+            for n in turns(SIZES, i):  # plain all-reduces for the fit, rotated the same way
                 dist.barrier()
                 t = time.perf_counter()
-                dist.all_reduce(buf)
-                times.append((time.perf_counter() - t) * 1e3)
-            out["allreduce_rounds_ms"][str(n)].append(statistics.median(times))
+                dist.all_reduce(bufs[n])
+                out["allreduce_ms"][str(n)].append((time.perf_counter() - t) * 1e3)
+        for key in keys:
+            out["rounds_ms"][key].append(statistics.median(times[key]))
     out["buckets"] = {k: [int(b) for b in m._get_ddp_logging_data()
                           .get("rebuilt_bucket_sizes", "").split(", ") if b]
                       for k, m in models.items()}
@@ -94,14 +102,33 @@ def spread(values: list[float]) -> dict:
             "rounds": values}
 
 
+def sign_test_p(diffs: list[float]) -> float:
+    """Two-sided sign test: the chance of a split at least this uneven between positive and
+    negative differences if each sign were a fair coin (ties dropped)."""
+    pos, neg = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    n, k = pos + neg, min(pos, neg)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n) if n else 1.0
+
+
+def fit_alpha(medians: dict[str, float]) -> dict:
+    """t = alpha + s * ms_per_mib through each size's median time t, by least squares on the
+    relative misfit (alpha + s * ms_per_mib - t) / t: a 16 KiB all-reduce, where alpha shows,
+    weighs as much as an 8 MiB one, whose absolute misfit would otherwise decide alpha."""
+    rows = [(1 / t, int(k) / MIB / t) for k, t in medians.items()]  # fit 1 = alpha/t + b*s/t
+    aa, ab, bb = (sum(u * v for u, v in pairs) for pairs in
+                  ([(a, a) for a, _ in rows], [(a, b) for a, b in rows], [(b, b) for _, b in rows]))
+    a1, b1 = sum(a for a, _ in rows), sum(b for _, b in rows)
+    det = aa * bb - ab * ab
+    return {"alpha_ms": (a1 * bb - b1 * ab) / det, "ms_per_mib": (b1 * aa - a1 * ab) / det}
+
+
 def summarise(raw: dict, rounds: int, iters: int, batch: int) -> dict:
     """Medians and spreads over rounds, the paired differences and the cost-model constants."""
     configs = {k: {**spread(v), "buckets": raw["buckets"][k]}
                for k, v in raw["rounds_ms"].items()}
-    allreduce = {k: spread(v) for k, v in raw["allreduce_rounds_ms"].items()}
-    # Least squares through every size's median: t = alpha + s * ms_per_mib.
-    fit = statistics.linear_regression([int(k) / MIB for k in allreduce],
-                                       [v["median"] for v in allreduce.values()])
+    # Every size: the median and quartiles of all its all-reduces (rounds x iters of them).
+    allreduce = {k: dict(zip(("q1", "median", "q3"), statistics.quantiles(v, n=4), strict=True),
+                         n=len(v)) for k, v in raw["allreduce_ms"].items()}
     one = raw["rounds_ms"]["25"]
     bucketed = [str(c) for c in CAPS[1:]]
     paired = {k: [a - b for a, b in zip(one, raw["rounds_ms"][k], strict=True)]
@@ -112,8 +139,9 @@ def summarise(raw: dict, rounds: int, iters: int, batch: int) -> dict:
         "command": "python examples/pytorch_ddp_deep_dive/sweep.py --json-out ...",
         "torch": torch.__version__, "rounds": rounds, "iters": iters, "batch": batch,
         "configs": configs, "allreduce_ms": allreduce,
-        "fit": {"alpha_ms": fit.intercept, "ms_per_mib": fit.slope},
+        "fit": fit_alpha({k: v["median"] for k, v in allreduce.items()}),
         "one_bucket_minus": paired,
+        "sign_test_p": {k: sign_test_p(d) for k, d in paired.items()},
         # The cost model's compute rate (overlap.backward_timeline): no_sync time per multiply-add.
         "ns_per_mac": configs["no_sync"]["median"] * 1e6 / macs,
     }
@@ -129,10 +157,12 @@ def report(s: dict) -> None:
     for key, d in s["one_bucket_minus"].items():
         wins = sum(v > 0 for v in d)
         print(f"  bucket_cap_mb=25 minus bucket_cap_mb={key}: {min(d):6.2f} to {max(d):6.2f} ms,"
-              f" positive in {wins} of {len(d)} rounds")
+              f" positive in {wins} of {len(d)} rounds (sign test p = "
+              f"{s['sign_test_p'][key]:.2f})")
+    print("  plain all_reduce: median [quartiles] of all rounds")
     for nbytes, a in s["allreduce_ms"].items():
-        print(f"  plain all_reduce of {int(nbytes) // 1024:5d} KiB   {a['median']:6.2f} ms"
-              f"  [{a['min']:5.2f} - {a['max']:5.2f}]")
+        print(f"    {int(nbytes) // 1024:5d} KiB   {a['median']:6.2f} ms"
+              f"  [{a['q1']:5.2f} - {a['q3']:5.2f}]  ({a['n']} all-reduces)")
     f = s["fit"]
     print(f"  fit: alpha = {f['alpha_ms']:.2f} ms, {f['ms_per_mib']:.2f} ms per MiB;"
           f" backward compute {s['ns_per_mac']:.4f} ns per multiply-add")
@@ -140,7 +170,7 @@ def report(s: dict) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--json-out", type=Path)

@@ -11,6 +11,7 @@ import json
 import mmap
 import random
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ sys.path.insert(0, str(EX))
 sys.path.insert(0, str(EX.parent))
 
 import figures  # noqa: E402
+import sweep  # noqa: E402
 from buckets import assign_by_size  # noqa: E402
 from overlap import backward_timeline, ready_order, rebuild_limits, timeline_events  # noqa: E402
 
@@ -118,7 +120,7 @@ def test_prior_reduction_error_fires_after_the_rebuild():
 def test_sweep_script_layouts_and_summary(tmp_path):
     out = _run(str(EX / "sweep.py"), "--rounds", "2", "--iters", "2", "--batch", "64",
                "--json-out", str(tmp_path / "s.json"), timeout=240.0)
-    assert "fit: alpha =" in out and "positive in" in out
+    assert "fit: alpha =" in out and "positive in" in out and "sign test p = 1.00" in out
     data = json.loads((tmp_path / "s.json").read_text())
     c = data["configs"]
     assert c["25"]["buckets"] == [4202496]  # an explicit cap of 25: one bucket, no overlap
@@ -127,9 +129,28 @@ def test_sweep_script_layouts_and_summary(tmp_path):
     assert c["1"]["buckets"] == [1050624] * 4
     for v in c.values():  # two round medians each, summarised as median, min and max
         assert len(v["rounds"]) == 2 and v["min"] <= v["median"] <= v["max"] and v["min"] > 0
-    assert set(data["one_bucket_minus"]) == {"3", "2", "1"}
-    assert set(data["allreduce_ms"]) == {"65536", "262144", "1048576", "4194304"}
+    assert set(data["one_bucket_minus"]) == set(data["sign_test_p"]) == {"3", "2", "1"}
+    assert list(data["allreduce_ms"]) == [str(n) for n in sweep.SIZES] and len(sweep.SIZES) == 7
+    for a in data["allreduce_ms"].values():  # 2 rounds x 2 turns of every size
+        assert a["n"] == 4 and 0 < a["q1"] <= a["median"] <= a["q3"]
     assert data["ns_per_mac"] > 0 and len(data["load_1min"]) == 2
+
+
+@pytest.mark.parametrize(("diffs", "p"), [
+    ([1.0] * 4 + [-1.0], 0.375),             # 4 of 5: the reviewer's p of about 0.38
+    ([1.0] * 16 + [-1.0] * 4, 0.011818),     # 16 of 20
+    ([1.0, -1.0], 1.0), ([1.0] * 5, 0.0625), ([0.0, 1.0], 1.0), ([], 1.0),
+])
+def test_sign_test(diffs, p):
+    assert sweep.sign_test_p(diffs) == pytest.approx(p, abs=1e-6)
+
+
+def test_fit_recovers_a_line_and_weighs_sizes_by_relative_misfit():
+    line = {str(n): 0.5 + n / MIB * 0.25 for n in sweep.SIZES}
+    assert sweep.fit_alpha(line) == pytest.approx({"alpha_ms": 0.5, "ms_per_mib": 0.25})
+    # One size off by 20%: the fit moves less than plain least squares lets a large size move it.
+    bent = dict(line) | {str(8 * MIB): line[str(8 * MIB)] * 1.2}
+    assert abs(sweep.fit_alpha(bent)["alpha_ms"] - 0.5) < 0.05
 
 
 def _sweep_table(data: dict, traces: dict) -> list[str]:
@@ -153,17 +174,31 @@ def test_committed_sweep_matches_the_post():
     post = " ".join(POST.read_text().split())  # prose wraps anywhere; table rows stay whole
     for row in _sweep_table(data, traces):
         assert row in post, row
-    assert data["rounds"] == 5 and data["iters"] == 10 and data["batch"] == 256
+    assert data["rounds"] == 20 and data["iters"] == 10 and data["batch"] == 256
     assert data["fit"]["alpha_ms"] > 0 and data["fit"]["ms_per_mib"] > 0  # a usable model
-    # The one comparison the post draws: 1 MiB buckets against the single bucket, per round.
+    # The comparison the post draws: each cap against the single bucket, round by round.
     for key in ("1", "2", "3"):
         d = data["one_bucket_minus"][key]
-        assert f"`bucket_cap_mb={key}`: {sum(v > 0 for v in d)} of 5 rounds" in post, key
+        assert f"`bucket_cap_mb={key}` in {sum(v > 0 for v in d)} of 20 rounds" in post, key
+        assert data["sign_test_p"][key] == sweep.sign_test_p(d)
     d = data["one_bucket_minus"]["1"]
-    assert f"({min(d):.1f} to {max(d):.1f} ms)" in post
+    assert f"(by {min(d):.1f} to {max(d):.1f} ms)" in post
+    p = data["sign_test_p"]
+    assert f"sign test gives p = {p['1']:.2g}, {p['2']:.2g} and {p['3']:.2g}." in post
+    assert p["1"] < 0.05 and p["2"] < 0.05 and p["3"] > 0.05  # "1 and 2 MiB ... 3 MiB cannot"
     assert "load average {:.1f} at the start and {:.1f} at the end".format(*data["load_1min"]) in post
+    # The fit: the committed constants are the fit of the committed medians, within 18% of each,
+    # and plain least squares would have put alpha at about half the 16 KiB median.
     fit = data["fit"]
+    medians = {k: a["median"] for k, a in data["allreduce_ms"].items()}
+    assert fit == sweep.fit_alpha(medians)
+    assert all(a["n"] == 200 for a in data["allreduce_ms"].values())
     assert f"$\\alpha \\approx$ {fit['alpha_ms']:.2f} ms and {fit['ms_per_mib']:.2f} ms per MiB" in post
+    misfit = max(abs(fit["alpha_ms"] + int(k) / MIB * fit["ms_per_mib"] - t) / t
+                 for k, t in medians.items())
+    assert f"within {100 * misfit:.0f}% of each" in post
+    plain = statistics.linear_regression([int(k) / MIB for k in medians], list(medians.values()))
+    assert 0.4 < plain.intercept / medians[str(16 * 1024)] < 0.6
     one = next(t["timeline"] for t in traces["scenarios"] if t["inputs"]["id"] == "tower-cap-25")
     assert f"one 4 MiB all-reduce, {one['exposed_ms']:.1f} ms" in post
     c = data["configs"]
