@@ -325,7 +325,7 @@ def render_bucket_timeline(trace: dict, narrow: bool = False) -> str:
         if x1 - x0 >= 26:
             body.append(_text((x0 + x1) / 2, y + 15, f"L{lay['layer']}", "fig-mono", "middle"))
     y += 44
-    body.append(_text(pad, y, "bucket all-reduces, one at a time", "fig-text-small"))
+    body.append(_text(pad, y, "all-reduces one at a time, as with NCCL", "fig-text-small"))
     y += 6
     for b in tl["buckets"]:
         x0, x1 = x(b["start_ms"]), x(b["done_ms"])
@@ -355,7 +355,7 @@ def render_bucket_timeline(trace: dict, narrow: bool = False) -> str:
         y += 16
     desc = (f"The cost model's backward for {head}: each layer's backward in turn from the last "
             f"layer, and the all-reduce of each bucket, which starts when its last gradient is "
-            f"ready and the previous all-reduce is done. Backward takes {t_top:.1f} ms, of which "
+            f"ready and the previous all-reduce is done, as on NCCL's one stream. Backward takes {t_top:.1f} ms, of which "
             f"{tl['exposed_ms']:.1f} ms is communication after the compute ends.")
     return _svg(fig_id, width, int(y), "DDP bucket timeline (cost model)", desc, body, narrow)
 

@@ -57,7 +57,9 @@ def backward_timeline(widths: list[int], bucket_cap_mb: float | None, batch: int
     backward (backward_macs); both its gradients are ready when it ends. Buckets: the rebuilt
     layout (rebuilt=False: the constructor's one bucket), launched strictly in index order once
     full. Communication: one all-reduce at a time, in launch order, each
-    alpha_ms + bytes / MiB * ms_per_mib. backward() returns when both are done.
+    alpha_ms + bytes / MiB * ms_per_mib. That is NCCL's rule (a process group issues its
+    collectives on one CUDA stream per device); gloo runs up to two at once, one on each of its
+    two worker threads, which this model leaves out. backward() returns when both are done.
     """
     n = len(widths) - 1
     sizes = [b for i in range(n) for b in (widths[i] * widths[i + 1] * 4, widths[i + 1] * 4)]

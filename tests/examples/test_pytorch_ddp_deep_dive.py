@@ -216,6 +216,17 @@ def test_compile_split_script():
 
 # ------------------------------------------------------------------ figures
 
+def test_gloo_runs_two_collectives_at_once():
+    """The post: gloo has two worker threads by default, and the committed timeline has two
+    all-reduces in flight at once (bucket 2 handed over before bucket 1 finished)."""
+    assert dist.ProcessGroupGloo._Options()._threads == 2
+    third = json.loads((FIG_DIR / "timeline.json").read_text())["iterations"][2]["buckets"]
+    assert third[2]["launch_ms"] < third[1]["done_ms"]
+    post = " ".join(POST.read_text().split())
+    assert (f"bucket 2 was handed over at {third[2]['launch_ms']:.1f} ms, before bucket 1 "
+            f"finished at {third[1]['done_ms']:.1f} ms") in post
+
+
 def test_committed_timeline_data_shows_the_overlap():
     data = json.loads((FIG_DIR / "timeline.json").read_text())
     first, third = data["iterations"][0], data["iterations"][2]
@@ -289,6 +300,13 @@ def test_line_anchors_hold_their_symbol_in_torch_2_13():
     for symbol, path, first, last in anchors:
         lines = (site / path).read_text().splitlines()[int(first) - 1:int(last)]
         assert any(symbol in line for line in lines), (symbol, path, first, last)
+    # C++ headers ship verbatim in the wheel (torch/include/...): their ranges hold the name too.
+    headers = re.findall(r"\[`([^`]+)`\]\(https://github\.com/pytorch/pytorch/blob/v2\.13\.0/"
+                         r"([^#)]+\.hpp)#L(\d+)-L(\d+)\)", post)
+    assert len(headers) >= 4
+    for symbol, path, first, last in headers:
+        lines = (site / "torch" / "include" / path).read_text().splitlines()[int(first) - 1:int(last)]
+        assert any(symbol.split("::")[-1] in line for line in lines), (symbol, path, first, last)
 
 
 # ------------------------------------------------------------------ reducer.cpp line ranges

@@ -3,8 +3,9 @@
  *
  * Choose bucket_cap_mb, the layers and the batch; watch the cost model's backward: layers compute
  * last to first, their gradients fill the buckets in ready order, each full bucket's all-reduce is
- * launched in index order and runs while the earlier layers still compute, and backward() returns
- * when both are done. The rule (DDPBT below) is a port of backward_timeline and timeline_events in
+ * launched in index order and runs while the earlier layers still compute, one all-reduce at a
+ * time as on NCCL's one stream per process group (gloo's two worker threads can run two; the
+ * model leaves that out), and backward() returns when both are done. The rule (DDPBT below) is a port of backward_timeline and timeline_events in
  * examples/pytorch_ddp_deep_dive/overlap.py, the post's tested model, whose bucket assignment is
  * checked against torch's own; tests/examples/test_pytorch_ddp_deep_dive.py runs DDPBT in Node
  * against it, and tests/test_ifig_ddp_bucket_timeline.py drives this figure through the golden
@@ -280,7 +281,7 @@ var DDPBT = (function () {
             "text-anchor": "middle" }, "L" + l.layer));
         }
       });
-      svg.appendChild(svgEl("text", { "class": "fig-text-small", x: pad, y: 60 }, "bucket all-reduces, one at a time"));
+      svg.appendChild(svgEl("text", { "class": "fig-text-small", x: pad, y: 60 }, "all-reduces one at a time, as with NCCL"));
       tl.buckets.forEach(function (b) {
         var x0 = x(b.start_ms), x1 = x(b.done_ms);
         if (b.start_ms > b.launch_ms) {
