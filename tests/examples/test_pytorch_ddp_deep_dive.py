@@ -77,6 +77,16 @@ def test_buckets_script_matches_committed_layout(tmp_path):
     assert "rebuilt during forward 3, in the logging data from forward 4" in static
     assert "constructor bucket sizes: [1052672, 2101248, 1048576]" in out
     assert "can_set_static_graph in the logging data after 4 iterations: in no case" in out
+    # DDP_SET_LAST_BUCKET_CAP=1 and find_unused_parameters=True (default caps): the small bucket
+    # is the last one, and the big one, first, holds layer 0's bias.
+    last = out.split("DDP(DDP_SET_LAST_BUCKET_CAP=1)", 1)[1]
+    assert "rebuilt bucket 0:  3153920 bytes  ['layers.0.bias', 'layers.1.weight'," in last
+    assert "rebuilt bucket 1:  1048576 bytes  ['layers.0.weight']" in last
+    unused = out.split("DDP(find_unused_parameters=True)", 1)[1]
+    assert unused.split("\n")[1] == "  constructor bucket sizes: [3153920, 1048576]"
+    # Every trainable parameter delayed: no Reducer, and the first forward fails.
+    assert ("'has_reducer': False, 'first_forward': \"AttributeError: 'DistributedDataParallel' "
+            "object has no attribute '_lazy_init_ran'\"") in out
     # The layout is deterministic: the committed JSON (and so the figure) is what a run gives.
     assert json.loads((tmp_path / "b.json").read_text()) == \
         json.loads((FIG_DIR / "buckets.json").read_text())
@@ -107,14 +117,28 @@ def test_overlap_script_orders_buckets_before_backward_ends(tmp_path):
     assert svg.count("<rect ") == 1 + 4
 
 
-def test_prior_reduction_error_fires_after_the_rebuild():
-    # The script asserts the schedule on both ranks; the error must come at forward 4,
-    # two forwards after the one-time rebuild, because ensure_prior_reduction_finished runs
-    # on every grad-enabled forward.
+def test_prior_reduction_error_fires_under_every_flag_setting():
+    # The script asserts the schedule on both ranks; the error must come at forward 4, after the
+    # one-time rebuild (if any), because ensure_prior_reduction_finished runs on every
+    # grad-enabled forward; each flag setting has its own message.
     out = _run(str(EX / "prior_reduction.py"))
-    assert "forward 2: forward ok, rebuilt=True" in out
-    assert ("forward 4: forward raised: Expected to have finished reduction in the prior "
-            "iteration before starting a new one") in out
+    assert "all prior-reduction checks passed on both ranks" in out
+    assert ('every run, both ranks: forward 4 raised "Expected to have finished reduction in the '
+            'prior iteration before starting a new one."') in out
+    lines = out.splitlines()
+    for head, said in (
+            ("default flags (rebuilt at forward 2)", "You can enable unused parameter detection"),
+            ("find_unused_parameters=True (no rebuild)",
+             "Since `find_unused_parameters=True` is enabled, this likely  means that not all "
+             "`forward` outputs participate in computing loss."),
+            ("static_graph=True (rebuilt at forward 3)",
+             "This error indicates that your training graph has changed in this iteration")):
+        i = lines.index(f"{head}; the message says:")
+        assert lines[i + 1].startswith(f'  "{said}'), lines[i + 1]
+    # The post shows this output, the long sentences cut short.
+    post = POST.read_text()
+    for line in lines:
+        assert any(ln.startswith(line[:60]) for ln in post.splitlines()), line
 
 
 def test_sweep_script_layouts_and_summary(tmp_path):
