@@ -355,8 +355,9 @@ def render_bucket_timeline(trace: dict, narrow: bool = False) -> str:
         y += 16
     desc = (f"The cost model's backward for {head}: each layer's backward in turn from the last "
             f"layer, and the all-reduce of each bucket, which starts when its last gradient is "
-            f"ready and the previous all-reduce is done, as on NCCL's one stream. Backward takes {t_top:.1f} ms, of which "
-            f"{tl['exposed_ms']:.1f} ms is communication after the compute ends.")
+            f"ready and the previous all-reduce is done, as on NCCL's one stream. Backward takes "
+            f"{t_top:.1f} ms, of which {tl['exposed_ms']:.1f} ms is communication after the "
+            f"compute ends.")
     return _svg(fig_id, width, int(y), "DDP bucket timeline (cost model)", desc, body, narrow)
 
 
