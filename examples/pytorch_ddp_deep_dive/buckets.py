@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -83,7 +84,10 @@ CASES = {
                                                      "find_unused_parameters": True},
     "static_graph=True": {"static_graph": True},
     "bucket_cap_mb_list=[1, 2]": {"bucket_cap_mb_list": [1, 2]},
+    "find_unused_parameters=True": {"find_unused_parameters": True},
+    "DDP_SET_LAST_BUCKET_CAP=1": {},  # default arguments, the environment variable set
 }
+ENV = {"DDP_SET_LAST_BUCKET_CAP=1": ("DDP_SET_LAST_BUCKET_CAP", "1")}  # read by the rebuild
 FORWARDS = 4
 
 
@@ -101,6 +105,8 @@ def per_rank(rank: int, world_size: int) -> dict:
         built = ddp._get_ddp_logging_data()  # internal: a dict of strings and ints
         x = torch.randn(8, 512, generator=torch.Generator().manual_seed(rank))
         rebuilt, logged = [], []
+        if name in ENV:
+            os.environ[ENV[name][0]] = ENV[name][1]
         for _ in range(FORWARDS):
             y = ddp(x)
             # After each forward: has _pre_forward rebuilt the buckets yet, and does the
@@ -108,6 +114,8 @@ def per_rank(rank: int, world_size: int) -> dict:
             rebuilt.append(ddp._has_rebuilt_buckets)
             logged.append("rebuilt_bucket_sizes" in ddp._get_ddp_logging_data())
             y.sum().backward()
+        if name in ENV:
+            del os.environ[ENV[name][0]]
         log = ddp._get_ddp_logging_data()
         out[name] = {
             "bucket_cap_bytes": log["bucket_cap_bytes"],
@@ -134,6 +142,24 @@ def per_rank(rank: int, world_size: int) -> dict:
     for i, p in enumerate(ddp.module.parameters()):
         storages.setdefault(p.grad.untyped_storage().data_ptr(), []).append(i)
     out["grad_storage_groups"] = sorted(sorted(v) for v in storages.values())
+
+    # Every trainable parameter in delay_all_reduce_named_params (a frozen layer left outside
+    # the list keeps the constructor's device check from finding no parameter at all): the
+    # constructor returns before building a Reducer, and also before it sets _lazy_init_ran,
+    # which _pre_forward reads before its own early return for this case.
+    torch.manual_seed(0)
+    model = Tower()
+    model.layers[3].requires_grad_(False)
+    delayed = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    ddp = DDP(model, delay_all_reduce_named_params=delayed,
+              param_to_hook_all_reduce=model.layers[0].weight)
+    try:
+        ddp(torch.randn(8, 512))
+        first_forward = "ok"
+    except AttributeError as e:
+        first_forward = f"AttributeError: {e}"
+    out["all_delayed"] = {"delay_all_reduce_all_params": ddp._delay_all_reduce_all_params,
+                          "has_reducer": hasattr(ddp, "reducer"), "first_forward": first_forward}
     return out
 
 
@@ -160,9 +186,14 @@ def check(data: dict) -> None:
         expect = assign_by_size(sizes, lim)[::-1]  # registration order, then reversed
         assert data[name]["constructor_bucket_sizes"] == [sum(sizes[i] for i in b)
                                                           for b in expect], name
-    fu = data["bucket_cap_mb=1, find_unused_parameters=True"]
-    assert fu["has_rebuilt_buckets"] == 0 and fu["rebuilt_buckets"] == []
-    assert fu["rebuilt_during_forward"] is None
+    for name in ("bucket_cap_mb=1, find_unused_parameters=True", "find_unused_parameters=True"):
+        fu = data[name]
+        assert fu["has_rebuilt_buckets"] == 0 and fu["rebuilt_buckets"] == [], name
+        assert fu["rebuilt_during_forward"] is None, name
+    # With the default caps, find_unused_parameters=True keeps the constructor's layout: cut at
+    # 1 MiB first in registration order, then reversed, so the small bucket is reduced last.
+    small_last = [sum(sizes[i] for i in b) for b in assign_by_size(sizes, [first, 25 * MIB])[::-1]]
+    assert data["find_unused_parameters=True"]["constructor_bucket_sizes"] == small_last
     # 3. The rebuild: in _pre_forward of forward 2 (forward 3 with static_graph=True), in
     #    gradient-ready order (last layer first); the logging data shows it one forward later.
     limits = {"default": [first, 25 * MIB], "bucket_cap_mb=25": [25 * MIB, 25 * MIB],
@@ -177,6 +208,16 @@ def check(data: dict) -> None:
         assert d["rebuilt_buckets"] == assign_by_size(sizes, lim, d["grad_ready_order"]), name
         assert d["rebuilt_bucket_sizes"] == [sum(sizes[i] for i in b)
                                              for b in d["rebuilt_buckets"]], name
+    # DDP_SET_LAST_BUCKET_CAP=1: the rebuild cuts the reversed ready order and reverses the
+    # buckets back, so the small bucket is the last one again, as at construction above.
+    d = data["DDP_SET_LAST_BUCKET_CAP=1"]
+    assert d["rebuilt_during_forward"] == 2
+    assert d["rebuilt_buckets"] == assign_by_size(sizes, [first, 25 * MIB],
+                                                  d["grad_ready_order"][::-1])[::-1]
+    assert d["rebuilt_bucket_sizes"] == small_last
+    # For this model the big bucket, reduced first, holds layer 0's bias (index 1), whose
+    # gradient is ready last: neither bucket can launch before backward's compute has ended.
+    assert 1 in d["rebuilt_buckets"][0] and d["grad_ready_order"][-2:] == [1, 0]
     # The key the static_graph docstring suggests reading is never set in a live run.
     assert not any(data[name]["can_set_static_graph_logged"] for name in CASES)
     # Passing the default cap explicitly loses the small first bucket.
@@ -185,6 +226,11 @@ def check(data: dict) -> None:
     # 4. gradient_as_bucket_view: one grad storage per rebuilt bucket.
     want = sorted(sorted(b) for b in data["bucket_cap_mb=1"]["rebuilt_buckets"])
     assert data["grad_storage_groups"] == want
+    # 5. Every trainable parameter delayed: no Reducer at all, and no forward either.
+    assert data["all_delayed"] == {
+        "delay_all_reduce_all_params": True, "has_reducer": False,
+        "first_forward": "AttributeError: 'DistributedDataParallel' object has no attribute "
+                         "'_lazy_init_ran'"}
 
 
 def report(data: dict) -> None:
@@ -209,6 +255,7 @@ def report(data: dict) -> None:
     print(f"\ncan_set_static_graph in the logging data after {FORWARDS} iterations: "
           f"{logged or 'in no case'}")
     print(f"\ngradient_as_bucket_view=True: grads sharing a storage: {data['grad_storage_groups']}")
+    print(f"every trainable parameter in delay_all_reduce_named_params: {data['all_delayed']}")
 
 
 def main() -> None:

@@ -45,9 +45,8 @@ def _entry(rank: int, world_size: int, port: int, fn: Callable[..., Any], args: 
     # One intra-op thread per rank: the two ranks share the two cores of the CI machine.
     torch.set_num_threads(1)
     os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
-    # torch._dynamo is imported above, before the process group exists: importing it later
-    # (DDP's constructor does) leaves references to the default group behind, so
-    # destroy_process_group() could not free it and gloo's worker threads would outlive it.
+    # torch._dynamo is imported above, before the process group exists (DDP's constructor
+    # would import it later, after the group): part of the shutdown precaution below.
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}",
                             rank=rank, world_size=world_size)
     try:
@@ -56,22 +55,18 @@ def _entry(rank: int, world_size: int, port: int, fn: Callable[..., Any], args: 
         queue.put((rank, None, traceback.format_exc()))
         dist.destroy_process_group()
         raise
-    # Clean shutdown. If a gloo worker thread is still alive while the interpreter finalizes,
-    # it can drop the last reference to a finished collective whose tensors are owned by
-    # Python objects; freeing them needs the GIL, the finalizing interpreter exits the thread
-    # from inside a C++ destructor, and the process aborts with "terminate called without an
-    # active exception". So: drop what still holds the group, wait until every rank has
-    # finished every collective, and destroy the group; its destructor joins the threads.
+    # Deliberate shutdown: ranks ended with a plain destroy_process_group() sometimes aborted at
+    # exit with "terminate called without an active exception". As a precaution, drop what
+    # still holds the group, wait until every rank has finished every collective, destroy the
+    # group, and check that no gloo thread is left.
     torch._dynamo.reset()
     gc.collect()
     dist.barrier()
     dist.destroy_process_group()
     gc.collect()
     if _gloo_threads():
-        # Something still holds the group (after torch.compile, Dynamo's compiled code and
-        # the Python reducer's hooks do), so its threads outlive this function. Skip the
-        # interpreter's finalization, the only phase in which the abort above can happen.
-        # The result is already in the parent's pipe.
+        # Something still holds the group (after torch.compile), so its threads outlive this
+        # function: skip the interpreter's finalization. The result is already in the pipe.
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)

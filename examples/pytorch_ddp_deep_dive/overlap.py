@@ -21,8 +21,123 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from buckets import Tower  # noqa: E402
+from buckets import Tower, assign_by_size  # noqa: E402
 from launch import run_ranks  # noqa: E402
+
+MIB = 1024 * 1024
+
+
+# --8<-- [start:model]
+def ready_order(n_layers: int) -> list[int]:
+    """Gradient-ready order of a stack of Linear layers, as the Reducer records it:
+    last layer first, its bias (index 2i + 1) before its weight (2i)."""
+    return [j for i in reversed(range(n_layers)) for j in (2 * i + 1, 2 * i)]
+
+
+def rebuild_limits(bucket_cap_mb: float | None) -> list[int]:
+    """Limits of Reducer::rebuild_buckets: [first_bucket_bytes_cap, bucket_bytes_cap]."""
+    if bucket_cap_mb is None:  # unset: a 1 MiB first bucket, then 25 MiB
+        return [MIB, 25 * MIB]
+    cap = int(bucket_cap_mb * MIB)  # any explicit cap is also the first bucket's
+    return [cap, cap]
+
+
+def backward_macs(widths: list[int], batch: int, i: int) -> int:
+    """Multiply-adds of layer i's backward: the weight's gradient, and the input's gradient
+    except in the first layer, whose input needs none."""
+    return batch * widths[i] * widths[i + 1] * (2 if i > 0 else 1)
+
+
+def backward_timeline(widths: list[int], bucket_cap_mb: float | None, batch: int,
+                      alpha_ms: float, ms_per_mib: float, ns_per_mac: float,
+                      rebuilt: bool = True) -> dict:
+    """The post's cost model of one DDP backward over Linear(widths[i], widths[i + 1]) layers.
+
+    Compute: layers run last to first, each taking ns_per_mac per multiply-add of its
+    backward (backward_macs); both its gradients are ready when it ends. Buckets: the rebuilt
+    layout (rebuilt=False: the constructor's one bucket), launched strictly in index order once
+    full. Communication: one all-reduce at a time, in launch order, each
+    alpha_ms + bytes / MiB * ms_per_mib. That is NCCL's rule (a process group issues its
+    collectives on one CUDA stream per device); gloo runs up to two at once, one on each of its
+    two worker threads, which this model leaves out. backward() returns when both are done.
+    """
+    n = len(widths) - 1
+    sizes = [b for i in range(n) for b in (widths[i] * widths[i + 1] * 4, widths[i + 1] * 4)]
+    order = ready_order(n)
+    buckets = assign_by_size(sizes, rebuild_limits(bucket_cap_mb), order) if rebuilt \
+        else [order]
+    t, ready, layers = 0.0, {}, []
+    for i in reversed(range(n)):
+        start, t = t, t + backward_macs(widths, batch, i) * ns_per_mac / 1e6
+        layers.append({"layer": i, "start_ms": start, "end_ms": t})
+        ready[2 * i + 1] = ready[2 * i] = t
+    out, launch, done = [], 0.0, 0.0
+    for k, params in enumerate(buckets):
+        nbytes = sum(sizes[p] for p in params)
+        full = max(ready[p] for p in params)
+        launch = max(full, launch)  # mark_bucket_ready: strictly in index order
+        start = max(launch, done)  # the model runs one collective at a time
+        done = start + alpha_ms + nbytes / MIB * ms_per_mib
+        out.append({"index": k, "params": params, "param_bytes": [sizes[p] for p in params],
+                    "bytes": nbytes, "full_ms": full,
+                    "launch_ms": launch, "start_ms": start, "done_ms": done})
+    compute = t
+    return {"layers": layers, "grad_ready_ms": [[p, ready[p]] for p in order],
+            "buckets": out, "compute_ms": compute, "backward_ms": max(compute, done),
+            "exposed_ms": max(compute, done) - compute}
+# --8<-- [end:model]
+
+
+# The order of simultaneous events: a layer's gradients arrive, a bucket's all-reduce finishes,
+# a full bucket is launched, a queued all-reduce starts, backward() returns.
+_RANK = {"begin": -1, "ready": 0, "done": 1, "launch": 2, "start": 3, "end": 4}
+
+
+def timeline_events(tl: dict) -> list[dict]:
+    """What happens during the modelled backward, in order, and the buckets' states after each
+    event (what the interactive figure steps through): filling (bytes of its ready gradients),
+    full (every gradient in, not launched yet), queued (launched, another all-reduce still
+    running), reducing, done."""
+    ev = [(0.0, "begin", -1)]
+    ev += [(lay["end_ms"], "ready", lay["layer"]) for lay in tl["layers"]]
+    for b in tl["buckets"]:
+        ev += [(b["launch_ms"], "launch", b["index"]), (b["done_ms"], "done", b["index"])]
+        if b["start_ms"] > b["launch_ms"]:
+            ev.append((b["start_ms"], "start", b["index"]))
+    ev.append((tl["backward_ms"], "end", -1))
+    ev.sort(key=lambda e: (e[0], _RANK[e[1]]))  # stable: equal keys keep the order above
+    ready_layers: set[int] = set()
+    launched: set[int] = set()
+    started: set[int] = set()
+    finished: set[int] = set()
+    out = []
+    for t, kind, ident in ev:
+        if kind == "ready":
+            ready_layers.add(ident)
+        elif kind == "launch":
+            launched.add(ident)
+        elif kind == "start":
+            started.add(ident)
+        elif kind == "done":
+            finished.add(ident)
+        states, ready_bytes = [], []
+        for b in tl["buckets"]:
+            k = b["index"]
+            got = [j for j, p in enumerate(b["params"]) if p // 2 in ready_layers]
+            ready_bytes.append(sum(b["param_bytes"][j] for j in got))
+            if k in finished:
+                states.append("done")
+            elif k in started or (k in launched and b["start_ms"] == b["launch_ms"]):
+                states.append("reducing")
+            elif k in launched:
+                states.append("queued")
+            elif len(got) == len(b["params"]):
+                states.append("full")
+            else:
+                states.append("filling")
+        out.append({"t_ms": t, "kind": kind, "id": ident, "states": states,
+                    "ready_bytes": ready_bytes})
+    return out
 
 
 class Recorder:
