@@ -1,0 +1,161 @@
+"""Two things the post says about the CPU build, run and checked (torch 2.13.0, no GPU).
+
+Run from the repository root (about half a minute with warm Inductor directories):
+
+    python examples/torch_compile_101/cpu_experiments.py
+
+1. mode="reduce-overhead" on a CPU-only graph changes nothing, silently. While lowering,
+   compile_fx asks cudagraph_utils.check_multiple_devices_or_any_cpu_nodes whether the graph can
+   be recorded; with graph partitioning on (the 2.13.0 default) the CPU nodes are dropped from its
+   device map, the map is left empty, and the check returns a reason. CompiledFxGraph then counts
+   a skip (counters["inductor"]["cudagraph_skips"]) without logging it, because "cuda" is not
+   among the graph's device types. The compiled function returns exactly what the default mode's
+   does.
+2. The outer-loop fusion check. Inductor's C++ scheduler fuses the forward's three nodes into one
+   OuterLoopFusedSchedulerNode, but code generation asks check_outer_fusion_loop_level_attr
+   whether the nodes' outer loops agree (variable, size, offset, step). In the forward they do
+   not (the rsqrt loop over the 64 rows is vectorised 16 rows at a time, the other two step by 1),
+   so codegen falls back to one loop nest per node; in the backward the check passes and the two
+   row-wise nodes share one loop over the rows.
+
+Each experiment wraps the one function it observes (the wrapper records arguments and result and
+returns the result unchanged) and compiles with the FX graph and AOTAutograd caches off, so that
+Inductor really lowers and generates code in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@contextmanager
+def spy(owner, name: str, record):
+    """Replace owner.name by a wrapper that calls it and hands (args, result) to record."""
+    original = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        record(args, result)
+        return result
+
+    setattr(owner, name, wrapper)
+    try:
+        yield
+    finally:
+        setattr(owner, name, original)
+
+
+@contextmanager
+def fresh_compiles():
+    """No cache hits: Inductor lowers and generates code for every graph."""
+    import torch
+
+    torch._dynamo.reset()
+    with torch._inductor.config.patch(fx_graph_cache=False), \
+            torch._functorch.config.patch(enable_autograd_cache=False):
+        yield
+    torch._dynamo.reset()
+
+
+# --8<-- [start:reduce_overhead]
+def reduce_overhead_on_cpu() -> dict:
+    import torch
+    import torch._inductor.cudagraph_utils as cudagraph_utils
+    from rms_norm import make_inputs, rms_norm
+    from torch._dynamo.utils import counters
+
+    checks = []
+    logged: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda rec: logged.append(rec.getMessage())
+    torch_log = logging.getLogger("torch")
+    x, w = make_inputs(requires_grad=False)
+    counters.clear()
+    with fresh_compiles(), warnings.catch_warnings(record=True) as warned, \
+            spy(cudagraph_utils, "check_multiple_devices_or_any_cpu_nodes",
+                lambda args, reason: checks.append(([str(d) for d in args[0]], reason))):
+        warnings.simplefilter("always")
+        torch_log.addHandler(handler)
+        try:
+            with torch.no_grad():
+                graphed = torch.compile(rms_norm, mode="reduce-overhead")(x, w)
+                skips = counters["inductor"]["cudagraph_skips"]
+                torch._dynamo.reset()
+                default = torch.compile(rms_norm)(x, w)
+        finally:
+            torch_log.removeHandler(handler)
+    return {"device_map_after_dropping_cpu": checks[0][0] if checks else None,
+            "reason": checks[0][1] if checks else None, "checks": len(checks),
+            "cudagraph_skips": skips,
+            # (importing Inductor also warns, about torch.jit: only CUDA-graph messages count)
+            "cudagraph_warnings": [m for m in [str(w.message) for w in warned] + logged
+                                   if "cudagraph" in m.lower()],
+            "same_as_default": bool(torch.equal(graphed, default)),
+            "matches_eager": bool(torch.allclose(graphed, rms_norm(x, w)))}
+# --8<-- [end:reduce_overhead]
+
+
+# --8<-- [start:outer_loop]
+def outer_loop_fusion() -> dict:
+    import torch
+    from rms_norm import make_inputs, rms_norm
+    from torch._inductor.codegen.cpp import OuterLoopFusedSchedulerNode
+
+    seen = []
+
+    def record(args, passed):
+        node, kernels = args[0], args[1]
+        seen.append({"node": node.get_name(), "passed": passed,
+                     "outer_loop_steps": [int(k.loop_nest.loops[0].steps) for k in kernels],
+                     "outer_loop_sizes": [int(k.loop_nest.loops[0].size) for k in kernels]})
+
+    x, w = make_inputs()
+    with fresh_compiles(), spy(OuterLoopFusedSchedulerNode, "check_outer_fusion_loop_level_attr", record):
+        out = torch.compile(rms_norm)(x, w)
+        out.sum().backward()
+    return {"forward": seen[0], "backward": seen[1], "checks": len(seen)}
+# --8<-- [end:outer_loop]
+
+
+def check(result: dict) -> None:
+    """What the post says, as assertions."""
+    ro = result["reduce_overhead"]
+    assert ro["checks"] == 1 and ro["device_map_after_dropping_cpu"] == [], ro
+    assert ro["reason"] == "skipping cudagraphs due to multiple devices: ", ro["reason"]
+    assert ro["cudagraph_skips"] == 1 and ro["cudagraph_warnings"] == [], ro
+    assert ro["same_as_default"] and ro["matches_eager"]
+    ol = result["outer_loop"]
+    assert ol["checks"] == 2
+    assert ol["forward"] == {"node": "op0_op1_op2", "passed": False, "outer_loop_steps": [1, 16, 1],
+                             "outer_loop_sizes": [64, 64, 64]}, ol["forward"]
+    assert ol["backward"] == {"node": "op1_op2", "passed": True, "outer_loop_steps": [1, 1],
+                              "outer_loop_sizes": [64, 64]}, ol["backward"]
+
+
+def main(argv: list[str]) -> dict:
+    sys.path.insert(0, str(HERE))
+    result = {"reduce_overhead": reduce_overhead_on_cpu(), "outer_loop": outer_loop_fusion()}
+    if "--json" in argv:
+        print(json.dumps(result, indent=1))
+    else:
+        ro, ol = result["reduce_overhead"], result["outer_loop"]
+        print(f"reduce-overhead on the CPU: reason {ro['reason']!r}, cudagraph_skips "
+              f"{ro['cudagraph_skips']}, warnings about it {len(ro['cudagraph_warnings'])}, same output as the "
+              f"default mode: {ro['same_as_default']}")
+        for name in ("forward", "backward"):
+            c = ol[name]
+            print(f"outer-loop check, {name} {c['node']}: outer-loop steps {c['outer_loop_steps']} "
+                  f"-> {'one shared row loop' if c['passed'] else 'fell back to one loop nest per node'}")
+    check(result)
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
