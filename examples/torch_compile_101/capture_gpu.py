@@ -65,9 +65,12 @@ def launch_configs(modules) -> dict[str, dict]:
             if not launchers or not isinstance(meta, dict) or "kernel_name" not in meta:
                 continue
             cfg = launchers[0].config
+            # precompile() sets ``configs`` to None once the launchers are built: the number of
+            # candidates is then unknown here (launch_config.py recomputes it from the decorator).
+            configs = getattr(value, "configs", None)
             found[meta["kernel_name"]] = {"block": dict(cfg.kwargs), "num_warps": cfg.num_warps,
                                           "num_stages": cfg.num_stages,
-                                          "candidates": len(getattr(value, "configs", launchers))}
+                                          "candidates": len(configs) if configs is not None else None}
     return dict(sorted(found.items()))
 
 
@@ -195,7 +198,7 @@ def capture(loops: int) -> tuple[dict, dict[str, str]]:  # pragma: no cover - ne
             torch.cuda.synchronize()
         copy = [e for e in prof.key_averages() if e.key == "aten::_foreach_copy_"]
         ro["foreach_copy_gpu_us_per_call"][f"{rows}x{cols}"] = (
-            round(copy[0].device_time_total / 20, 2) if copy else 0.0)
+            round(copy[0].self_device_time_total / 20, 2) if copy else 0.0)
 
     def chain(x, w):
         for _ in range(CHAIN):
