@@ -44,7 +44,8 @@ ARTIFACTS = (
     "ir_pre_fusion", "ir_post_fusion", "output_code", "guards",
 )
 
-# The interactive explorer's stages, in execution order:
+# The interactive explorer's stages, in execution order (convert_frame logs the new bytecode,
+# then builds the guards; the backward is compiled at the first .backward()):
 # (id, tab label, title, how to see it, where it is produced, what changed at this stage).
 EXPLORER = (
     ("source", "source", "Python source", "inspect.getsource(rms_norm)",
@@ -74,12 +75,12 @@ EXPLORER = (
     ("output_code_forward", "code", "Generated code (forward): C++ kernel and Python wrapper",
      "TORCH_LOGS=output_code", "torch/_inductor/codegen/cpp.py",
      "One C++ kernel, but three loop nests (the outer-loop check failed), and the wrapper's call()."),
-    ("guards", "guards", "Guards on the cache entry", "TORCH_LOGS=guards",
-     "torch/_dynamo/guards.py",
-     "What the next call must satisfy to reuse all of the above: global state, dtypes, sizes, strides."),
     ("transformed_bytecode", "new bytecode", "Bytecode Dynamo installed for the frame",
      "dis.dis(cache_entry.code)", "torch/_dynamo/convert_frame.py",
      "What runs instead of the function on a hit: load the compiled graph, call it, return item 0."),
+    ("guards", "guards", "Guards on the cache entry", "TORCH_LOGS=guards",
+     "torch/_dynamo/guards.py",
+     "What the next call must satisfy to reuse all of the above: global state, dtypes, sizes, strides."),
     ("ir_pre_fusion_backward", "IR (bwd)", "Inductor loop-level IR (backward, compiled at the first .backward())",
      "TORCH_LOGS=ir_pre_fusion", "torch/_inductor/scheduler.py",
      "The backward, lowered only when .backward() first runs: a column sum, a row sum, a pointwise."),

@@ -157,6 +157,12 @@ def test_explorer_data_is_derived_from_the_committed_artifacts():
     # The backward is in the explorer too, after the forward's stages, as it is compiled later.
     ids = [s["id"] for s in committed["stages"]]
     assert ids[-3:] == ["ir_pre_fusion_backward", "ir_post_fusion_backward", "output_code_backward"]
+    # 2.13.0's _compile logs the modified bytecode before it builds the guards; the tabs follow.
+    import torch._dynamo.convert_frame as cf
+
+    src = Path(cf.__file__).read_text(encoding="utf-8")
+    assert src.index('"MODIFIED BYTECODE"') < src.index("dynamo_output.build_guards(")
+    assert ids.index("transformed_bytecode") + 1 == ids.index("guards")
 
 
 def test_explorer_fallback_html_regenerates_and_has_no_blank_lines():
