@@ -227,7 +227,7 @@ def test_speedups_quoted_in_the_prose_match_the_committed_json():
         modes = h200["reduce_overhead"][shape]
         for a in modes.values():
             for b in modes.values():
-                known.update(f"{x / y:.2f}" for x, y in zip(a, b))
+                known.update(f"{x / y:.2f}" for x, y in zip(a, b, strict=True))
     quoted = re.findall(r"(\d+\.\d\d)×", POST.read_text(encoding="utf-8"))
     assert quoted and set(quoted) <= known, (sorted(set(quoted) - known), sorted(known))
 
