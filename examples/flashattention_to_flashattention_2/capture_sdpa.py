@@ -7,8 +7,13 @@ Run from the repository root on a machine with one NVIDIA GPU, torch and triton 
 For head dimension 64 and 128 (32 and 16 heads: hidden 2048), sequence lengths 512 to 16k with
 batch = 16384 / length, causal and not, it forces each backend of
 ``torch.nn.functional.scaled_dot_product_attention`` in turn (``flash``, ``cudnn``, ``efficient``,
-and ``math`` up to 2k tokens, beyond which its N x N scores take too long) and records the median
-milliseconds of the forward pass and of forward + backward (``triton.testing.do_bench``), bf16.
+and ``math`` up to 2k tokens, beyond which its N x N scores take too long) and records the
+milliseconds of the forward pass and of forward + backward, bf16, as ``triton.testing.do_bench``
+returns them by default: the mean over about --rep ms of calls (after about 5 ms of warm-up), each
+timed with CUDA events after an L2 flush. For comparison it also times cuBLAS's bf16 GEMM
+(``torch.mm`` of two n x n matrices, n = 2048 to 16384). ``flash`` is PyTorch's own copy of the
+FlashAttention-2 kernels: this script never calls ``torch.nn.attention.activate_flash_attention_impl``
+(torch 2.13.0), which would route it to an installed FlashAttention-3 or -4 instead.
 The output has the schema of docs/blog/posts/flashattention-to-flashattention-2/h200-sdpa.json;
 ``sdpa_h200.py`` turns it into the post's figure and table. A backend that refuses a shape (an
 old GPU, a missing cuDNN) is recorded with its error instead of a time.
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 TOKENS, HIDDEN = 16384, 2048
@@ -26,6 +32,7 @@ HEAD_DIMS = (64, 128)
 SEQLENS = (512, 1024, 2048, 4096, 8192, 16384)
 BACKENDS = ("flash", "cudnn", "efficient", "math")
 MATH_MAX_SEQLEN = 2048
+GEMM_SIZES = (2048, 4096, 8192, 16384)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -51,17 +58,19 @@ def setups() -> list[dict]:
 
 def check(result: dict) -> None:
     """The schema sdpa_h200.py reads."""
-    assert set(result) == {"machine", "setup", "rows"}, sorted(result)
+    assert set(result) == {"machine", "setup", "rows", "gemm"}, sorted(result)
     assert {"gpu", "sms", "torch", "cuda"} <= set(result["machine"])
     keys = [{k: r[k] for k in ("d", "seqlen", "batch", "heads", "causal", "backend")}
             for r in result["rows"]]
     assert keys == setups()
     for r in result["rows"]:
         assert ("error" in r) or (r["fwd_ms"] > 0 and r["fwd_bwd_ms"] > 0), r
+    assert [(g["dtype"], g["n"]) for g in result["gemm"]] == [("bfloat16", n) for n in GEMM_SIZES]
+    assert all(g["ms"] > 0 for g in result["gemm"])
 
 
 def time_one(s: dict, rep: int) -> tuple[float, float]:  # pragma: no cover - needs a CUDA GPU
-    """Median ms of the forward and of forward + backward, for the backend already forced."""
+    """Mean ms of the forward and of forward + backward, for the backend already forced."""
     import torch
     import torch.nn.functional as F
     from triton.testing import do_bench
@@ -83,6 +92,7 @@ def time_one(s: dict, rep: int) -> tuple[float, float]:  # pragma: no cover - ne
 def capture(rep: int) -> dict:  # pragma: no cover - needs a CUDA GPU
     import torch
     from torch.nn.attention import SDPBackend, sdpa_kernel
+    from triton.testing import do_bench
 
     kinds = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
              "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}
@@ -90,10 +100,12 @@ def capture(rep: int) -> dict:  # pragma: no cover - needs a CUDA GPU
     result = {"machine": {"gpu": props.name, "sms": props.multi_processor_count,
                           "torch": torch.__version__, "cuda": torch.version.cuda},
               "setup": {"dtype": "bfloat16", "tokens_per_batch": TOKENS, "hidden": HIDDEN,
-                        "timer": f"triton.testing.do_bench(warmup=5, rep={rep}), median ms",
+                        "timer": f"triton.testing.do_bench(warmup=5, rep={rep}), mean ms",
+                        "gemm": "torch.mm of two n x n bf16 matrices (cuBLAS), "
+                                "do_bench(warmup=10, rep=50), 2 n^3 FLOPs",
                         "flops": "4 * seqlen^2 * d * heads * batch, halved when causal; "
                                  "forward+backward counts 3.5 times that"},
-              "rows": []}
+              "rows": [], "gemm": []}
     for s in setups():
         row = dict(s)
         try:
@@ -103,6 +115,10 @@ def capture(rep: int) -> dict:  # pragma: no cover - needs a CUDA GPU
             row["error"] = str(e)[:200]
         result["rows"].append(row)
         torch.cuda.empty_cache()
+    for n in GEMM_SIZES:
+        a, b = (torch.randn(n, n, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        result["gemm"].append({"dtype": "bfloat16", "n": n,
+                               "ms": do_bench(partial(torch.mm, a, b), warmup=10, rep=50)})
     return result
 
 

@@ -27,7 +27,7 @@ from common.svgplot import Series, line_plot  # noqa: E402
 from fa_outputs import FIG_DIR, SLUG, write_or_check  # noqa: E402
 
 DATA = FIG_DIR / "h200-sdpa.json"
-# Dense BF16 Tensor Core peak of an H200 (NVIDIA lists 1,979 TFLOPS "with sparsity").
+# Dense BF16 Tensor Core peak of an H200 SXM (NVIDIA lists 1,979 TFLOPS "with sparsity").
 PEAK_BF16_DENSE_TFLOPS = 989
 NAMES = {"flash": "FlashAttention-2 (flash)", "cudnn": "cuDNN", "efficient": "memory-efficient",
          "math": "math"}
@@ -94,6 +94,12 @@ def figure(narrow: bool = False) -> str:
     )
 
 
+def gemm_span(data: dict) -> tuple[float, float]:
+    """cuBLAS's bf16 GEMM on the same GPU, TFLOP/s (2 n^3 FLOPs), lowest and highest over n."""
+    t = [2 * g["n"] ** 3 / g["ms"] / 1e9 for g in data["gemm"]]
+    return min(t), max(t)
+
+
 def table(data: dict | None = None) -> str:
     """TFLOP/s, lowest to highest over the six sequence lengths (512 to 16k), for each set-up."""
     data = data or load()
@@ -127,6 +133,8 @@ def main() -> None:
                 print(f"  {NAMES[backend]:<26} d={d:<3} {which:<7} {lo:5.0f} to {hi:5.0f}"
                       f"  ({lo / PEAK_BF16_DENSE_TFLOPS:.0%} to {hi / PEAK_BF16_DENSE_TFLOPS:.0%}"
                       f" of {PEAK_BF16_DENSE_TFLOPS})")
+    lo, hi = gemm_span(data)
+    print(f"  cuBLAS bf16 GEMM, n = 2048 to 16384: {lo:.0f} to {hi:.0f}")
     write_or_check({name: make() for name, make in OUTPUTS.items()}, check="--check" in sys.argv)
 
 

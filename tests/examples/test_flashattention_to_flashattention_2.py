@@ -318,6 +318,19 @@ def test_tile_table_is_what_the_sdist_instantiates():
         assert smem == " or ".join(str(fl.smem_bytes(d, m, n) // 1024) for m, n, _ in tiles["sm80"]) + " KiB"
 
 
+def test_sm8x_tile_reasons_are_quoted_from_the_source():
+    """Two CTAs per SM is the source's reason for the 128 x 32 non-causal tile only; the 64 x 64
+    causal tile is there 'because it's square'."""
+    src = _sdist_file(LAUNCH_TEMPLATE)
+    body = src[src.index("void run_mha_fwd_hdim128("):src.index("void run_mha_fwd_hdim192(")]
+    assert ("64 x 64 is the fastest for causal (because it's square),\n"
+            "            // and 128 x 32 (48 KB smem) is the fastest for non-causal since we get 2 CTAs per SM."
+            ) in body
+    post = " ".join(POST.read_text(encoding="utf-8").split())
+    assert ('64 × 64 for causal ("because it\'s square") and to 128 × 32 (48 KB of shared memory) '
+            'for non-causal, "since we get 2 CTAs per SM"') in post
+
+
 def test_tile_parser_reads_live_code_only():
     """A commented-out instantiation does not count, and changing a live one changes the result."""
     src = _sdist_file(LAUNCH_TEMPLATE)
@@ -559,7 +572,27 @@ def test_h200_numbers_quoted_in_the_post_come_from_the_data():
     lo, hi = sdpa_h200.span(data, "flash", 128, False, "fwd")
     peak = sdpa_h200.PEAK_BF16_DENSE_TFLOPS
     assert f"{lo / peak:.0%}".rstrip("%") + " to " + f"{hi / peak:.0%}" in post
+    # The on-device GEMM comparison: cuBLAS bf16 torch.mm, and each attention's best forward.
+    g_lo, g_hi = sdpa_h200.gemm_span(data)
+    cudnn_hi = sdpa_h200.span(data, "cudnn", 128, False, "fwd")[1]
+    assert f"{g_lo:.0f} to {g_hi:.0f} TFLOP/s), FlashAttention-2's best forward is {hi / g_hi:.0%} " \
+           f"and cuDNN's {cudnn_hi / g_hi:.0%}" in post
     assert '--8<-- "docs/blog/posts/flashattention-to-flashattention-2/sdpa-h200-table.txt"' in post
+
+
+def test_flash_backend_is_the_fa2_copy_unless_an_impl_is_activated():
+    """torch 2.13.0 can route SDPA's flash backend to an installed FlashAttention-3 or -4 on
+    request; by default none is active, and capture_sdpa.py never asks."""
+    import ast
+
+    import torch.nn.attention as attention
+
+    assert {"FA3", "FA4"} <= set(attention.list_flash_attention_impls())
+    assert attention.current_flash_attention_impl() is None
+    tree = ast.parse((EX / "capture_sdpa.py").read_text(encoding="utf-8"))
+    called = {getattr(n.func, "attr", getattr(n.func, "id", None)) for n in ast.walk(tree)
+              if isinstance(n, ast.Call)}
+    assert "activate_flash_attention_impl" not in called and "sdpa_kernel" in called
 
 
 def test_capture_sdpa_runs_its_cpu_side(tmp_path, capsys):
