@@ -13,7 +13,9 @@ Run it: ``python examples/flashattention_to_flashattention_2/flash_launch.py``
 from __future__ import annotations
 
 import math
+import re
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +40,56 @@ FWD_TILES_SM80 = {
 # sm86 / sm89 (is_sm8x) pick differently for hdim 96 and 128.
 FWD_TILES_SM8X = {96: {"causal": (64, 64, 4), "non-causal": (128, 64, 4)},
                   128: {"causal": (64, 64, 4), "non-causal": (128, 32, 4)}}
+
+
+# --8<-- [start:parse]
+TRAITS = re.compile(r"Flash_fwd_kernel_traits<Headdim, (\d+), (\d+), (\d+),")
+
+
+def _braces(text: str, open_at: int) -> tuple[int, int]:
+    """(start, end) of the text inside the braces that open at text[open_at] == "{"."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return open_at + 1, i
+    raise ValueError("unbalanced braces")
+
+
+def _branch(body: str, condition: str) -> tuple[str, str]:
+    """The `if <condition> { ... } else { ... }` blocks of body (else "" when there is none)."""
+    i = body.index(condition)
+    s, e = _braces(body, body.index("{", i))
+    rest = body[e + 1:].lstrip()
+    if not rest.startswith("else"):
+        return body[s:e], ""
+    s2, e2 = _braces(body, body.index("{", e + 1))
+    return body[s:e], body[s2:e2]
+
+
+def parse_fwd_tiles(source: str) -> dict[int, dict[str, list[tuple[int, int, int]]]]:
+    """The Flash_fwd_kernel_traits<Headdim, kBlockM, kBlockN, kNWarps, ...> that each
+    run_mha_fwd_hdim<d> of flash_fwd_launch_template.h instantiates on the path without dropout,
+    read from its live code (comments dropped): under "sm80" for a device that is not sm86/sm89
+    (is_sm8x false), and for head dims that branch on it, under "sm8x causal" and
+    "sm8x non-causal"."""
+    src = re.sub(r"//[^\n]*", "", source)
+    tiles = {}
+    for m in re.finditer(r"void run_mha_fwd_hdim(\d+)\(", src):
+        s, e = _braces(src, src.index("{", m.end()))
+        body = src[s:e]
+        if "if constexpr(!Is_dropout)" in body:
+            body, _ = _branch(body, "if constexpr(!Is_dropout)")
+        found = {}
+        if "if (is_sm8x)" in body:
+            sm8x, body = _branch(body, "if (is_sm8x)")
+            non_causal, causal = _branch(sm8x, "if constexpr(!Is_causal)")
+            found["sm8x non-causal"] = [tuple(map(int, t)) for t in TRAITS.findall(non_causal)]
+            found["sm8x causal"] = [tuple(map(int, t)) for t in TRAITS.findall(causal)]
+        found["sm80"] = [tuple(map(int, t)) for t in TRAITS.findall(body)]
+        tiles[int(m.group(1))] = found
+    return tiles
+# --8<-- [end:parse]
 
 
 def smem_bytes(head_dim: int, block_m: int, block_n: int, elem_bytes: int = 2) -> int:
@@ -90,7 +142,7 @@ def splits_for(batch: int, heads: int, seqlen_q: int, seqlen_k: int, head_dim: i
 BH = list(range(1, 201))
 
 
-def figure_splits(num_sms: int = 108) -> str:
+def figure_splits(num_sms: int = 108, narrow: bool = False) -> str:
     series = [
         Series(f"seqlen_k={s:,}", BH, [splits_for(1, bh, 1, s, 128, num_sms) for bh in BH])
         for s in (1024, 8192, 65536)
@@ -111,10 +163,11 @@ def figure_splits(num_sms: int = 108) -> str:
         x_label="batch × heads (thread blocks without a split)",
         y_label="num_splits",
         log_y=True,
+        narrow=narrow,
     )
 
 
-FIGURES = {"num-splits.svg": figure_splits}
+FIGURES = {"num-splits.svg": figure_splits, "num-splits-narrow.svg": partial(figure_splits, narrow=True)}
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ Run it: ``python examples/flashattention_to_flashattention_2/hbm_traffic.py``  (
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -149,7 +150,7 @@ def _ratio_range(d: int, m: int, accesses) -> str:
     return f"{min(ratios):.1f} to {max(ratios):.1f}"
 
 
-def figure_vs_n(d: int = 64, m: int = M_A100) -> str:
+def figure_vs_n(d: int = 64, m: int = M_A100, narrow: bool = False) -> str:
     return line_plot(
         [
             Series("standard (Alg. 0)", N_SWEEP, [standard_accesses(n, d) for n in N_SWEEP]),
@@ -171,10 +172,11 @@ def figure_vs_n(d: int = 64, m: int = M_A100) -> str:
         y_label="HBM accesses (elements)",
         log_x=True,
         log_y=True,
+        narrow=narrow,
     )
 
 
-def figure_vs_m(n: int = 8192, d: int = 64) -> str:
+def figure_vs_m(n: int = 8192, d: int = 64, narrow: bool = False) -> str:
     return line_plot(
         [
             Series("standard (Alg. 0)", M_SWEEP, [standard_accesses(n, d) for _ in M_SWEEP]),
@@ -193,10 +195,12 @@ def figure_vs_m(n: int = 8192, d: int = 64) -> str:
         y_label="HBM accesses (elements)",
         log_x=True,
         log_y=True,
+        narrow=narrow,
     )
 
 
-FIGURES = {"hbm-vs-n.svg": figure_vs_n, "hbm-vs-m.svg": figure_vs_m}
+FIGURES = {"hbm-vs-n.svg": figure_vs_n, "hbm-vs-n-narrow.svg": partial(figure_vs_n, narrow=True),
+           "hbm-vs-m.svg": figure_vs_m, "hbm-vs-m-narrow.svg": partial(figure_vs_m, narrow=True)}
 
 
 def main() -> None:

@@ -314,36 +314,39 @@ def first_compile_experiment(graphs: int = 2) -> dict:
 
 # --8<-- [start:plots]
 def make_plots(data: dict) -> dict[str, str]:
-    """Both figures as SVG text; a pure function of the results JSON."""
+    """Both figures as SVG text, each wide and narrow (a phone's drawing); a pure function of the
+    results JSON."""
     sys.path.insert(0, str(HERE.parent))
     from common.svgplot import Series, bar_chart
 
     cases = [c["case"] for c in data["cases"]]
-    time_svg = bar_chart(
-        cases,
-        [Series("eager", [], [c["eager_us"] for c in data["cases"]]),
-         Series("torch.compile (Inductor C++)", [], [c["compiled_us"] for c in data["cases"]])],
-        fig_id=f"{SLUG}-time",
-        title="Time per call, eager vs compiled (2-core x86-64, torch 2.13.0 CPU)",
-        desc="Grouped bars on a log scale, one group per function: median microseconds per "
-             "call in eager mode and after torch.compile. " + "; ".join(
-                 f"{c['case']}: {c['eager_us']:.0f} vs {c['compiled_us']:.0f} us"
-                 for c in data["cases"]),
-        y_label="microseconds per call (log)", log_y=True)
-    compile_svg = bar_chart(
-        cases,
-        [Series("new graph", [], [c["compile_new_graph_s"] for c in data["cases"]]),
-         Series("FX graph cache hit", [], [c["compile_cache_hit_s"] for c in data["cases"]])],
-        fig_id=f"{SLUG}-compile",
-        title="First-call time: compiling a new graph vs hitting the caches",
-        desc="Grouped bars, one group per function: seconds spent in the first call of a fresh "
-             "torch.compile wrapper, for a graph never compiled before and again after "
-             "torch._dynamo.reset() when the on-disk caches hit. " + "; ".join(
-                 f"{c['case']}: {c['compile_new_graph_s']:.2f} s vs "
-                 f"{c['compile_cache_hit_s']:.2f} s"
-                 for c in data["cases"]),
-        y_label="seconds")
-    return {"benchmark-time.svg": time_svg, "benchmark-compile.svg": compile_svg}
+    plots = {}
+    for suffix, narrow in (("", False), ("-narrow", True)):
+        plots[f"benchmark-time{suffix}.svg"] = bar_chart(
+            cases,
+            [Series("eager", [], [c["eager_us"] for c in data["cases"]]),
+             Series("torch.compile (Inductor C++)", [], [c["compiled_us"] for c in data["cases"]])],
+            fig_id=f"{SLUG}-time",
+            title="Time per call, eager vs compiled (2-core x86-64, torch 2.13.0 CPU)",
+            desc="Grouped bars on a log scale, one group per function: median microseconds per "
+                 "call in eager mode and after torch.compile. " + "; ".join(
+                     f"{c['case']}: {c['eager_us']:.0f} vs {c['compiled_us']:.0f} us"
+                     for c in data["cases"]),
+            y_label="microseconds per call (log)", log_y=True, narrow=narrow)
+        plots[f"benchmark-compile{suffix}.svg"] = bar_chart(
+            cases,
+            [Series("new graph", [], [c["compile_new_graph_s"] for c in data["cases"]]),
+             Series("FX graph cache hit", [], [c["compile_cache_hit_s"] for c in data["cases"]])],
+            fig_id=f"{SLUG}-compile",
+            title="First-call time: compiling a new graph vs hitting the caches",
+            desc="Grouped bars, one group per function: seconds spent in the first call of a fresh "
+                 "torch.compile wrapper, for a graph never compiled before and again after "
+                 "torch._dynamo.reset() when the on-disk caches hit. " + "; ".join(
+                     f"{c['case']}: {c['compile_new_graph_s']:.2f} s vs "
+                     f"{c['compile_cache_hit_s']:.2f} s"
+                     for c in data["cases"]),
+            y_label="seconds", narrow=narrow)
+    return plots
 # --8<-- [end:plots]
 
 

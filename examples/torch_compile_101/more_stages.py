@@ -67,6 +67,20 @@ def silu_case() -> dict[str, str]:
             "silu_aot_graph.txt": one(rec.records, "aot_graphs", "aten.exp")}
 
 
+def compile_without_triton(fn, *args) -> None:
+    """Compile and call fn under no_grad; with cpu_backend="triton" and no triton package, the
+    call must fail where the generated module runs ``import triton``."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            torch.compile(fn)(*args)
+    except Exception as e:  # the generated module starts with `import triton`
+        assert "No module named 'triton'" in str(e), e
+    else:
+        raise AssertionError("compiled and ran without the triton package?")
+
+
 def triton_case() -> dict[str, str]:
     import torch
     import torch._inductor.config as inductor_config
@@ -85,14 +99,7 @@ def triton_case() -> dict[str, str]:
         return sources[-1]
 
     triton_codegen.TritonKernel.codegen_kernel = keep_source
-    x, w = torch.randn(64, 256), torch.randn(256)
-    try:
-        with torch.no_grad():
-            torch.compile(rms_norm)(x, w)
-    except Exception as e:  # the generated module starts with `import triton`
-        assert "No module named 'triton'" in str(e), e
-    else:
-        raise AssertionError("compiled and ran without the triton package?")
+    compile_without_triton(rms_norm, torch.randn(64, 256), torch.randn(256))
     assert len(sources) == 1, len(sources)
     return {"triton_kernel_forward.txt": sources[0]}
 # --8<-- [end:cases]

@@ -44,31 +44,52 @@ ARTIFACTS = (
     "ir_pre_fusion", "ir_post_fusion", "output_code", "guards",
 )
 
-# The interactive explorer's stages, in execution order:
-# (id, tab label, title, how to see it, where it is produced).
+# The interactive explorer's stages, in execution order (convert_frame logs the new bytecode,
+# then builds the guards; the backward is compiled at the first .backward()):
+# (id, tab label, title, how to see it, where it is produced, what changed at this stage).
 EXPLORER = (
     ("source", "source", "Python source", "inspect.getsource(rms_norm)",
-     "examples/torch_compile_101/rms_norm.py"),
+     "examples/torch_compile_101/rms_norm.py",
+     "The function as written: one reduction, the mean of squares, feeding three pointwise ops."),
     ("bytecode", "bytecode", "CPython 3.11 bytecode, what Dynamo interprets", "dis.dis(rms_norm)",
-     "torch/_dynamo/symbolic_convert.py"),
+     "torch/_dynamo/symbolic_convert.py",
+     "What CPython compiled the source to. Dynamo reads these instructions, not the source."),
     ("dynamo_graph", "FX graph", "Dynamo's FX graph", "TORCH_LOGS=graph_code",
-     "torch/_dynamo/output_graph.py"),
+     "torch/_dynamo/output_graph.py",
+     "Dynamo ran the bytecode on fake tensors: each torch call is now an FX node with a shape."),
     ("aot_joint_graph", "joint", "AOTAutograd joint forward + backward graph (ATen ops)",
-     "TORCH_LOGS=aot_joint_graph", "torch/_functorch/_aot_autograd/graph_capture.py"),
+     "TORCH_LOGS=aot_joint_graph", "torch/_functorch/_aot_autograd/graph_capture.py",
+     "AOTAutograd traced forward and backward together in ATen ops; autograd's formulas are nodes."),
     ("aot_forward_graph", "forward", "Partitioned forward graph", "TORCH_LOGS=aot_graphs",
-     "torch/_functorch/partitioners.py"),
+     "torch/_functorch/partitioners.py",
+     "The min-cut split: the forward also returns x, weight and rsqrt for the backward."),
     ("aot_backward_graph", "backward", "Partitioned backward graph", "TORCH_LOGS=aot_graphs",
-     "torch/_functorch/partitioners.py"),
+     "torch/_functorch/partitioners.py",
+     "The backward recomputes x * rsqrt from what was saved instead of storing the product."),
     ("ir_pre_fusion_forward", "IR", "Inductor loop-level IR (forward, before fusion)",
-     "TORCH_LOGS=ir_pre_fusion", "torch/_inductor/scheduler.py"),
+     "TORCH_LOGS=ir_pre_fusion", "torch/_inductor/scheduler.py",
+     "Inductor lowered the forward to three loop nests over the 64 rows: a reduction, two pointwise."),
     ("ir_post_fusion_forward", "fusion", "Scheduler node after fusion (forward)",
-     "TORCH_LOGS=ir_post_fusion", "torch/_inductor/codegen/cpp.py"),
+     "TORCH_LOGS=ir_post_fusion", "torch/_inductor/codegen/cpp.py",
+     "The scheduler fused the three nodes into one OuterLoopFusedSchedulerNode."),
     ("output_code_forward", "code", "Generated code (forward): C++ kernel and Python wrapper",
-     "TORCH_LOGS=output_code", "torch/_inductor/codegen/cpp.py"),
-    ("guards", "guards", "Guards on the cache entry", "TORCH_LOGS=guards",
-     "torch/_dynamo/guards.py"),
+     "TORCH_LOGS=output_code", "torch/_inductor/codegen/cpp.py",
+     "One C++ kernel, but three loop nests (the outer-loop check failed), and the wrapper's call()."),
     ("transformed_bytecode", "new bytecode", "Bytecode Dynamo installed for the frame",
-     "dis.dis(cache_entry.code)", "torch/_dynamo/convert_frame.py"),
+     "dis.dis(cache_entry.code)", "torch/_dynamo/convert_frame.py",
+     "What runs instead of the function on a hit: load the compiled graph, call it, return item 0."),
+    ("guards", "guards", "Guards on the cache entry", "TORCH_LOGS=guards",
+     "torch/_dynamo/guards.py",
+     "What the next call must satisfy to reuse all of the above: global state, dtypes, sizes, strides."),
+    ("ir_pre_fusion_backward", "IR (bwd)", "Inductor loop-level IR (backward, compiled at the first .backward())",
+     "TORCH_LOGS=ir_pre_fusion", "torch/_inductor/scheduler.py",
+     "The backward, lowered only when .backward() first runs: a column sum, a row sum, a pointwise."),
+    ("ir_post_fusion_backward", "fusion (bwd)", "Scheduler nodes after fusion (backward)",
+     "TORCH_LOGS=ir_post_fusion", "torch/_inductor/codegen/cpp.py",
+     "The two row-wise nodes fused into one OuterLoopFusedSchedulerNode; the column sum stays apart."),
+    ("output_code_backward", "code (bwd)", "Generated code (backward): C++ kernel and Python wrapper",
+     "TORCH_LOGS=output_code", "torch/_inductor/codegen/cpp.py",
+     "One C++ kernel; this time the check passed and one row loop holds both inner loops."),
 )
 
 
@@ -233,12 +254,14 @@ def explorer_data(result: dict) -> dict:
     st = result["stages"]
     text = dict(st)
     text["output_code_forward"] = output_code_excerpt(st["output_code_forward"])
-    text["ir_post_fusion_forward"] = post_fusion_summary(st["ir_post_fusion_forward"])
+    text["output_code_backward"] = output_code_excerpt(st["output_code_backward"])
+    for name in ("ir_post_fusion_forward", "ir_post_fusion_backward"):
+        text[name] = post_fusion_summary(st[name])
     stages = []
-    for sid, label, title, how, where in EXPLORER:
+    for sid, label, title, how, where, note in EXPLORER:
         link = where if where.startswith("examples/") else BLOB + where
         stages.append({"id": sid, "label": label, "title": title, "how": how, "where": where,
-                       "link": link, "lines": text[sid].count("\n"), "text": text[sid]})
+                       "link": link, "note": note, "lines": text[sid].count("\n"), "text": text[sid]})
     return {"function": "rms_norm", "torch": result["torch"], "python": result["python"],
             "stages": stages}
 
@@ -262,6 +285,7 @@ def render_fallback_html(data: dict) -> str:
             f'<p class="ifig-stage-title"><strong>{i}. {html.escape(s["title"])}</strong> '
             f'({s["lines"]} lines) · see it with <code>{html.escape(s["how"])}</code> · '
             f"{where}</p>"
+            f'<p class="ifig-stage-note">What changed: {html.escape(s["note"])}</p>'
             f"<pre><code>{code}</code></pre></section>"
         )
     parts.append("</div>")

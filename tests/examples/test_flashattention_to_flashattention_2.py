@@ -27,9 +27,11 @@ CORE_JS = ROOT / "docs" / "javascripts" / "ifig" / "core.js"
 sys.path.insert(0, str(EX))
 sys.path.insert(0, str(EX.parent))
 
+import capture_sdpa  # noqa: E402
 import flash_launch as fl  # noqa: E402
 import hbm_traffic as ht  # noqa: E402
 import online_softmax_steps as oss  # noqa: E402
+import sdpa_h200  # noqa: E402
 import tiled_attention as ta  # noqa: E402
 
 
@@ -44,7 +46,7 @@ def _qkv(n_q, n_k, d, seed=0):
 
 
 @pytest.mark.parametrize("script", ["tiled_attention", "hbm_traffic", "flash_launch",
-                                    "online_softmax_steps"])
+                                    "online_softmax_steps", "sdpa_h200"])
 def test_script_prints_the_expected_output_and_committed_figures_are_current(script):
     # --check: compare the generated figures with the committed ones instead of writing them.
     proc = subprocess.run([sys.executable, str(EX / f"{script}.py"), "--check"],
@@ -55,7 +57,7 @@ def test_script_prints_the_expected_output_and_committed_figures_are_current(scr
 
 
 @pytest.mark.parametrize(("name", "make"), [
-    *ht.FIGURES.items(), *fl.FIGURES.items(),
+    *ht.FIGURES.items(), *fl.FIGURES.items(), *sdpa_h200.OUTPUTS.items(),
 ])
 def test_committed_svg_is_what_the_script_generates(name, make):
     assert (FIG_DIR / name).read_text(encoding="utf-8") == make()
@@ -277,6 +279,72 @@ def test_roofline_numbers():
 # ---------------------------------------------------------------------------------------------
 
 
+LAUNCH_TEMPLATE = "csrc/flash_attn/src/flash_fwd_launch_template.h"
+
+
+def _sdist_file(path: str) -> str:
+    src = flash_attn_file(path)
+    # Not a skip: without the upstream file this test would check nothing and look passed.
+    assert src is not None, "flash-attn 2.8.3 sdist could not be fetched with pip download"
+    return src
+
+
+def test_tile_table_is_what_the_sdist_instantiates():
+    """The post's tile table and FWD_TILES_SM80 against the Flash_fwd_kernel_traits<...> that
+    each run_mha_fwd_hdim<d> really instantiates (live code, without dropout, not sm86/sm89)."""
+    parsed = fl.parse_fwd_tiles(_sdist_file(LAUNCH_TEMPLATE))
+    assert sorted(parsed) == sorted(fl.FWD_TILES_SM80)
+    for d, tiles in parsed.items():
+        assert tiles["sm80"][0] == fl.FWD_TILES_SM80[d], d
+    assert parsed[256]["sm80"] == [(128, 64, 8), (64, 64, 4)]  # by the device's shared memory
+    assert all(len(t["sm80"]) == 1 for d, t in parsed.items() if d != 256)
+    for d, choice in fl.FWD_TILES_SM8X.items():
+        assert parsed[d]["sm8x causal"] == [choice["causal"]]
+        assert parsed[d]["sm8x non-causal"] == [choice["non-causal"]]
+    # kSmemSize is the Q tile plus the two K/V tiles, as smem_bytes computes it.
+    traits = _sdist_file("csrc/flash_attn/src/kernel_traits.h")
+    assert "kSmemQSize = size(SmemLayoutQ{}) * sizeof(Element);" in traits
+    assert "kSmemKVSize = size(SmemLayoutKV{}) * 2 * sizeof(Element);" in traits
+    assert "kSmemSize = Share_Q_K_smem ? std::max(kSmemQSize, kSmemKVSize) : kSmemQSize + kSmemKVSize;" in traits
+    # The table in the post, row by row.
+    rows = re.findall(r"^\| (\d+) \| (.+?) \| (.+?) \| (.+?) \|$", POST.read_text(encoding="utf-8"), re.M)
+    table = {int(d): (tile, warps, smem) for d, tile, warps, smem in rows if d in {"32", "64", "96", "128",
+                                                                               "192", "256"}}
+    assert sorted(table) == sorted(parsed)
+    for d, tiles in parsed.items():
+        tile, warps, smem = table[d]
+        assert tile == " or ".join(f"{m} × {n}" for m, n, _ in tiles["sm80"]), d
+        assert warps == " or ".join(str(w) for _, _, w in tiles["sm80"]), d
+        assert smem == " or ".join(str(fl.smem_bytes(d, m, n) // 1024) for m, n, _ in tiles["sm80"]) + " KiB"
+
+
+def test_sm8x_tile_reasons_are_quoted_from_the_source():
+    """Two CTAs per SM is the source's reason for the 128 x 32 non-causal tile only; the 64 x 64
+    causal tile is there 'because it's square'."""
+    src = _sdist_file(LAUNCH_TEMPLATE)
+    body = src[src.index("void run_mha_fwd_hdim128("):src.index("void run_mha_fwd_hdim192(")]
+    assert ("64 x 64 is the fastest for causal (because it's square),\n"
+            "            // and 128 x 32 (48 KB smem) is the fastest for non-causal since we get 2 CTAs per SM."
+            ) in body
+    post = " ".join(POST.read_text(encoding="utf-8").split())
+    assert ('64 × 64 for causal ("because it\'s square") and to 128 × 32 (48 KB of shared memory) '
+            'for non-causal, "since we get 2 CTAs per SM"') in post
+
+
+def test_tile_parser_reads_live_code_only():
+    """A commented-out instantiation does not count, and changing a live one changes the result."""
+    src = _sdist_file(LAUNCH_TEMPLATE)
+    assert "// run_flash_fwd<Flash_fwd_kernel_traits<Headdim, 128, 64, 8, false, false, T>" in src
+    changed = src.replace("run_flash_fwd<Flash_fwd_kernel_traits<Headdim, 128, 128, 4, false, false, T>, "
+                          "Is_dropout, Is_causal>(params, stream);\n            // run_flash_fwd<"
+                          "Flash_fwd_kernel_traits<Headdim, 128, 64, 4, true",
+                          "run_flash_fwd<Flash_fwd_kernel_traits<Headdim, 64, 128, 4, false, false, T>, "
+                          "Is_dropout, Is_causal>(params, stream);\n            // run_flash_fwd<"
+                          "Flash_fwd_kernel_traits<Headdim, 128, 64, 4, true", 1)
+    assert changed != src
+    assert fl.parse_fwd_tiles(changed)[64]["sm80"] == [(64, 128, 4)]
+
+
 def test_smem_sizes_match_the_upstream_comments():
     # flash_fwd_launch_template.h: "128 x 64 (128KB smem)" and "64 x 64 (96KB smem)" for hdim 256,
     # "128 x 32 (48 KB smem)" for hdim 128 on sm86/sm89.
@@ -468,3 +536,112 @@ def test_online_softmax_figure_steps_in_a_browser():
             assert errors == []
         finally:
             browser.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# FlashAttention-2 on an H200: the committed measurements, their figure, and the capture script
+# ---------------------------------------------------------------------------------------------
+
+
+def test_h200_data_has_the_capture_scripts_schema_and_the_papers_set_up():
+    data = sdpa_h200.load()
+    capture_sdpa.check(data)
+    assert data["machine"]["gpu"] == "NVIDIA H200" and data["machine"]["torch"] == "2.11.0+cu130"
+    for r in data["rows"]:
+        assert r["batch"] * r["seqlen"] == 16384 and r["heads"] * r["d"] == 2048
+    # The formula: forward + backward is 3.5 times the forward's count (2.5 more for the backward).
+    r = next(r for r in data["rows"] if r["backend"] == "flash" and r["d"] == 128
+             and r["seqlen"] == 16384 and not r["causal"])
+    assert sdpa_h200.tflops(r, "fwd") == pytest.approx(4 * 16384**2 * 128 * 16 / r["fwd_ms"] / 1e9)
+    half = dict(r, causal=True)
+    assert sdpa_h200.attention_flops(half) == sdpa_h200.attention_flops(r) / 2
+
+
+def test_h200_numbers_quoted_in_the_post_come_from_the_data():
+    data = sdpa_h200.load()
+    post = " ".join(POST.read_text(encoding="utf-8").split())  # line breaks as spaces
+
+    def quoted(backend, d, causal, which):
+        lo, hi = sdpa_h200.span(data, backend, d, causal, which)
+        return f"{lo:.0f} to {hi:.0f}"
+
+    for backend, which in (("flash", "fwd"), ("cudnn", "fwd"), ("flash", "fwd_bwd"), ("cudnn", "fwd_bwd")):
+        assert quoted(backend, 128, False, which) in post, (backend, which)
+    causal = [sdpa_h200.tflops(r, "fwd") for r in sdpa_h200.rows(data, "flash", 128, True)]
+    assert f"from {causal[0]:.0f} TFLOP/s at 512 tokens to {causal[-1]:.0f} at 16k" in post
+    lo, hi = sdpa_h200.span(data, "flash", 128, False, "fwd")
+    peak = sdpa_h200.PEAK_BF16_DENSE_TFLOPS
+    assert f"{lo / peak:.0%}".rstrip("%") + " to " + f"{hi / peak:.0%}" in post
+    # The on-device GEMM comparison: cuBLAS bf16 torch.mm, and each attention's best forward.
+    g_lo, g_hi = sdpa_h200.gemm_span(data)
+    cudnn_hi = sdpa_h200.span(data, "cudnn", 128, False, "fwd")[1]
+    assert f"{g_lo:.0f} to {g_hi:.0f} TFLOP/s), FlashAttention-2's best forward is {hi / g_hi:.0%} " \
+           f"and cuDNN's {cudnn_hi / g_hi:.0%}" in post
+    assert '--8<-- "docs/blog/posts/flashattention-to-flashattention-2/sdpa-h200-table.txt"' in post
+
+
+def test_flash_backend_is_the_fa2_copy_unless_an_impl_is_activated():
+    """torch 2.13.0 can route SDPA's flash backend to an installed FlashAttention-3 or -4 on
+    request; by default none is active, and capture_sdpa.py never asks."""
+    import ast
+
+    import torch.nn.attention as attention
+
+    assert {"FA3", "FA4"} <= set(attention.list_flash_attention_impls())
+    assert attention.current_flash_attention_impl() is None
+    tree = ast.parse((EX / "capture_sdpa.py").read_text(encoding="utf-8"))
+    called = {getattr(n.func, "attr", getattr(n.func, "id", None)) for n in ast.walk(tree)
+              if isinstance(n, ast.Call)}
+    assert "activate_flash_attention_impl" not in called and "sdpa_kernel" in called
+
+
+def test_capture_sdpa_runs_its_cpu_side(tmp_path, capsys):
+    args = capture_sdpa.parse_args(["--out", str(tmp_path / "x.json"), "--rep", "5"])
+    assert args.rep == 5
+    with pytest.raises(SystemExit):
+        capture_sdpa.parse_args([])
+    assert capture_sdpa.main(["--out", str(tmp_path / "x.json")]) == 2  # no CUDA here
+    assert "needs a CUDA GPU" in capsys.readouterr().err and not (tmp_path / "x.json").exists()
+    s = capture_sdpa.setups()
+    assert len(s) == 84 and {r["backend"] for r in s} == set(capture_sdpa.BACKENDS)
+    assert max(r["seqlen"] for r in s if r["backend"] == "math") == 2048
+
+
+FIGURE_SVGS = ("map.svg", "map-narrow.svg", "loop-order.svg", "loop-order-narrow.svg")
+
+
+@pytest.mark.parametrize("name", FIGURE_SVGS)
+def test_hand_drawn_svgs_follow_the_figure_rules(name):
+    import xml.etree.ElementTree as ET
+
+    text = (FIG_DIR / name).read_text(encoding="utf-8")
+    assert "\n\n" not in text and text.endswith("\n")
+    root = ET.fromstring(text)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert root.find(f"{ns}title") is not None and root.find(f"{ns}desc") is not None
+    ids = [el.get("id") for el in root.iter() if el.get("id")]
+    assert ids and all(i.startswith(f"{SLUG}-") for i in ids)
+    narrow = name.endswith("-narrow.svg")
+    assert ("fig-svg--narrow" in root.get("class")) == narrow
+    assert all(("-narrow-" in i) == narrow for i in ids)
+    assert {el.get("class") for el in root.iter(f"{ns}text")} <= {
+        "fig-text", "fig-text-small", "fig-mono", "fig-text-muted"}
+    if narrow:  # a 358 px phone column: 11-unit labels stay at 11 CSS px or more
+        assert float(root.get("viewBox").split()[2]) <= 350
+
+
+def test_every_figure_has_its_narrow_twin_next_to_it():
+    post = POST.read_text(encoding="utf-8")
+    for wide in ("map", "hbm-vs-n", "hbm-vs-m", "loop-order", "num-splits", "sdpa-h200"):
+        pair = (f'--8<-- "docs/blog/posts/{SLUG}/{wide}.svg"\n'
+                f'--8<-- "docs/blog/posts/{SLUG}/{wide}-narrow.svg"\n')
+        assert pair in post, wide
+
+
+def test_fa1_headline_results_are_in_the_numbers_table():
+    post = POST.read_text(encoding="utf-8")
+    table = post[post.index("## Why it is faster: the numbers"):post.index("## Where FlashAttention-2 stands")]
+    for claim in ("7.6× faster attention", "15% faster than the MLPerf 1.1 record",
+                  "up to 3× faster than HuggingFace, 1.7× than Megatron-LM", "up to 2.4× faster"):
+        assert claim in table, claim
+    assert table.count("FlashAttention paper, Section 4.1") == 3

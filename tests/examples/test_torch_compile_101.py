@@ -153,6 +153,16 @@ def test_explorer_data_is_derived_from_the_committed_artifacts():
     for s in committed["stages"]:
         assert s["link"].startswith(
             ("https://github.com/pytorch/pytorch/blob/v2.13.0/", "examples/"))
+        assert 20 < len(s["note"]) <= 100, s["id"]  # one line saying what changed
+    # The backward is in the explorer too, after the forward's stages, as it is compiled later.
+    ids = [s["id"] for s in committed["stages"]]
+    assert ids[-3:] == ["ir_pre_fusion_backward", "ir_post_fusion_backward", "output_code_backward"]
+    # 2.13.0's _compile logs the modified bytecode before it builds the guards; the tabs follow.
+    import torch._dynamo.convert_frame as cf
+
+    src = Path(cf.__file__).read_text(encoding="utf-8")
+    assert src.index('"MODIFIED BYTECODE"') < src.index("dynamo_output.build_guards(")
+    assert ids.index("transformed_bytecode") + 1 == ids.index("guards")
 
 
 def test_explorer_fallback_html_regenerates_and_has_no_blank_lines():
@@ -162,6 +172,7 @@ def test_explorer_fallback_html_regenerates_and_has_no_blank_lines():
     assert "\n\n" not in html
     ids = re.findall(r'<section class="ifig-stage" data-stage="([a-z_]+)"', html)
     assert ids == [s["id"] for s in committed["stages"]]
+    assert html.count('<p class="ifig-stage-note">What changed: ') == len(ids)
     js = JS.read_text(encoding="utf-8")
     assert 'IFIG.register("compile-stages", init)' in js
     for attr in ("data-stage", "data-stage-index", "data-stage-count", "data-ifig-ready"):
@@ -173,15 +184,23 @@ def test_explorer_fallback_html_regenerates_and_has_no_blank_lines():
 
 
 POST = ROOT / "docs" / "blog" / "posts" / "torch-compile-101.md"
+H200 = POST_DIR / "h200"
+SVGS = ("map.svg", "map-narrow.svg", "benchmark-time.svg", "benchmark-time-narrow.svg",
+        "benchmark-compile.svg", "benchmark-compile-narrow.svg")
 
 
 def test_post_includes_the_explorer_svgs_and_tables():
     post = POST.read_text(encoding="utf-8")
     assert '<figure class="ifig" data-ifig="compile-stages"' in post
     assert '--8<-- "docs/blog/posts/torch-compile-101/stages-explorer.html"' in post
-    for name in ("map.svg", "benchmark-time.svg", "benchmark-compile.svg",
-                 "benchmark-table.txt", "first-compile-table.txt"):
+    for name in (*SVGS, "benchmark-table.txt", "first-compile-table.txt", "h200/table.txt"):
         assert f'--8<-- "docs/blog/posts/torch-compile-101/{name}"' in post
+    # Each narrow drawing follows its wide twin inside the same figure.
+    for wide in SVGS[::2]:
+        narrow = wide.replace(".svg", "-narrow.svg")
+        pair = (f'--8<-- "docs/blog/posts/torch-compile-101/{wide}"\n'
+                f'--8<-- "docs/blog/posts/torch-compile-101/{narrow}"\n')
+        assert pair in post, wide
 
 
 def test_benchmark_tables_regenerate_from_the_committed_json():
@@ -193,17 +212,27 @@ def test_benchmark_tables_regenerate_from_the_committed_json():
 
 
 def test_speedups_quoted_in_the_prose_match_the_committed_json():
-    """Every "N.NN×" in the post is a median or minimum speed-up of benchmark.json."""
+    """Every "N.NN×" in the post is a speed-up of benchmark.json (median or minimum) or of the
+    H200 runs (h200/rms_norm.json)."""
     data = json.loads(benchmark.RESULTS.read_text(encoding="utf-8"))
     known = set()
     for c in data["cases"]:
         known.add(f"{c['eager_us'] / c['compiled_us']:.2f}")
         known.add(f"{c['eager_min_us'] / c['compiled_min_us']:.2f}")
+    h200 = json.loads((H200 / "rms_norm.json").read_text(encoding="utf-8"))
+    for t in h200["timings"]:
+        known.add(f"{t['eager_ms'] / t['compiled_ms']:.2f}")
+    # ... or a ratio of two modes on one clock in the reduce-overhead run (host, events, do_bench).
+    for shape in ("64x256", "4096x4096"):
+        modes = h200["reduce_overhead"][shape]
+        for a in modes.values():
+            for b in modes.values():
+                known.update(f"{x / y:.2f}" for x, y in zip(a, b, strict=True))
     quoted = re.findall(r"(\d+\.\d\d)×", POST.read_text(encoding="utf-8"))
     assert quoted and set(quoted) <= known, (sorted(set(quoted) - known), sorted(known))
 
 
-@pytest.mark.parametrize("name", ["map.svg", "benchmark-time.svg", "benchmark-compile.svg"])
+@pytest.mark.parametrize("name", SVGS)
 def test_svgs_follow_the_figure_rules(name):
     text = (POST_DIR / name).read_text(encoding="utf-8")
     assert "\n\n" not in text and text.endswith("\n")
@@ -214,6 +243,20 @@ def test_svgs_follow_the_figure_rules(name):
     ids = [el.get("id") for el in root.iter() if el.get("id")]
     assert ids and all(i.startswith("torch-compile-101-") for i in ids)
     assert not re.search(r"#[0-9a-fA-F]{3,6}\b", text.replace("url(#", ""))  # no fixed colours
+    narrow = name.endswith("-narrow.svg")
+    assert ("fig-svg--narrow" in root.get("class")) == narrow
+    assert all(i.split("-title")[0].split("-desc")[0].split("-arrow")[0].endswith("-narrow")
+               for i in ids) == narrow
+    classes = {el.get("class") for el in root.iter(f"{ns}text")}
+    assert classes <= {"fig-text", "fig-text-small", "fig-mono", "fig-text-muted"}  # 11 units or more
+
+
+def test_hand_drawn_narrow_map_fits_a_phone_column():
+    """At 390 px the post's column is 358 px wide; a drawing at most 350 units wide keeps 11-unit
+    labels at 11 CSS px or more."""
+    width = float(ET.fromstring((POST_DIR / "map-narrow.svg").read_text(encoding="utf-8"))
+                  .get("viewBox").split()[2])
+    assert width <= 350
 
 
 def test_benchmark_plots_regenerate_from_the_committed_json():
@@ -279,3 +322,113 @@ def test_triton_kernel_source_is_a_persistent_reduction_of_the_forward():
     for op in ("tl.program_id(0) * XBLOCK", "tl.sum(", "libdevice.rsqrt(", "tl.store("):
         assert op in src, op
     assert src.count("tl.load(") == 2  # x once and the weight once: one pass over x
+
+
+# ---------------------------------------------------------------------------------------------
+# The two experiments on the CPU, the H200 artifacts, and the scripts that reason about them
+# ---------------------------------------------------------------------------------------------
+
+EXPECTED = EX / "expected"
+
+
+def test_cpu_experiments_assert_what_the_post_says():
+    """reduce-overhead on a CPU graph: a counted, unlogged skip, the default mode's output; the
+    outer-loop check: False for the forward (steps 1, 16, 1), True for the backward. The script
+    asserts each; its output is the post's."""
+    proc = _run("cpu_experiments.py", "--json", cwd=ROOT / "tests", timeout=600)
+    result = json.loads(proc.stdout)
+    assert result["reduce_overhead"]["cudagraph_skips"] == 1
+    assert result["outer_loop"]["forward"]["outer_loop_steps"] == [1, 16, 1]
+    assert result["outer_loop"]["backward"]["passed"] is True
+    plain = _run("cpu_experiments.py", cwd=ROOT / "tests", timeout=600)
+    assert plain.stdout == (EXPECTED / "cpu_experiments.txt").read_text(encoding="utf-8")
+
+
+def test_launch_configs_come_from_the_kernels_own_decorators():
+    """launch_config.py evaluates each committed H200 kernel's heuristics decorator under 2.13.0
+    (in a subprocess: it installs a stand-in for triton.Config before Inductor's heuristics load)."""
+    proc = _run("launch_config.py", cwd=ROOT / "tests", timeout=120)
+    assert proc.stdout == (EXPECTED / "launch_config.txt").read_text(encoding="utf-8")
+    lines = proc.stdout.splitlines()
+    fwd = [line for line in lines if line.startswith("forward_64x256 ")]
+    assert len(fwd) == 1 and "{'XBLOCK': 1} num_warps=2: 64 programs of 64 threads" in fwd[0]
+    big = [line for line in lines if line.startswith("forward_4096x4096 ")]
+    assert len(big) == 2 and all("4096 programs of 512 threads" in line for line in big)
+
+
+def test_launch_config_parses_every_kernel_of_the_h200_modules():
+    import launch_config
+
+    for name, count in (("forward_64x256", 1), ("backward_64x256", 2), ("forward_4096x4096", 1)):
+        text = (H200 / f"{name}.txt").read_text(encoding="utf-8")
+        kernels = launch_config.kernels_of(text)
+        assert len(kernels) == count == len(re.findall(r"^@triton\.jit$", text, re.M)), name
+        for k in kernels:
+            assert k["decorator"].startswith("triton_heuristics.") and k["decorator"].endswith(")")
+
+
+def test_h200_artifacts_are_what_the_post_walks():
+    import capture_gpu
+
+    data = json.loads((H200 / "rms_norm.json").read_text(encoding="utf-8"))
+    capture_gpu.check(data)  # the schema capture_gpu.py writes
+    assert data["machine"] == {"gpu": "NVIDIA H200", "sms": 132, "torch": "2.11.0+cu130",
+                               "triton": "3.6.0", "cuda": "13.0"}
+    for name, kernels in data["kernels"].items():
+        assert capture_gpu.kernel_names((H200 / f"{name}.txt").read_text(encoding="utf-8")) == kernels
+    assert (H200 / "table.txt").read_text(encoding="utf-8") == capture_gpu.table(data)
+    fwd = (H200 / "forward_64x256.txt").read_text(encoding="utf-8").splitlines()
+    # The post includes lines 67-106 (decorator to last store) and 123-136 (call()).
+    kernel, call = fwd[66:106], fwd[122:136]
+    assert kernel[0] == "@triton_heuristics.persistent_reduction(" and "tl.store(out_ptr0" in kernel[-1]
+    assert "size_hints={'x': 64, 'r0_': 256}" in kernel[1] and "R0_BLOCK: tl.constexpr = 256" in "\n".join(kernel)
+    assert "tl.debug_barrier()" in "\n".join(kernel) and "'mutated_arg_names': ['in_out_ptr0']" in "\n".join(kernel)
+    assert call[0] == "    def call(self, args):" and ".run(buf1, primals_1, primals_2, buf2, 64, 256," in call[-2]
+    assert "triton_red_fused" in data["kernels"]["forward_4096x4096"][0]
+    post = POST.read_text(encoding="utf-8")
+    for quoted in ("75.6 / 80.5 / 62.8", "61.3 / 62.2 / 86.4", "137.0 / 138.8 / 141.2",
+                   "166.8 / 166.8 / 170.4", "44.8 / 45.9 / 42.6", "88.3 / 84.9 / 90.4"):
+        assert quoted in post, quoted
+    ro = data["reduce_overhead"]
+    assert " / ".join(map(str, ro["64x256"]["reduce-overhead"])) == "137.0 / 138.8 / 141.2"
+    assert ro["chain_host_wall_us"]["eager"] == 2300.5
+    # That run counted the chain's kernel definitions, not its launches.
+    assert ro["chain_kernel_defs"] == 1 and ro["chain_launches"] is None
+
+
+def test_capture_gpu_runs_its_cpu_side(tmp_path, capsys):
+    """What capture_gpu.py can do without a GPU: parse its arguments, refuse to run without CUDA
+    (exit status 2, saying why), and read launch configurations off loaded modules."""
+    import types
+
+    import capture_gpu
+
+    args = capture_gpu.parse_args(["--out", str(tmp_path), "--loops", "10"])
+    assert args.out == tmp_path and args.loops == 10
+    with pytest.raises(SystemExit):
+        capture_gpu.parse_args([])  # --out is required
+    assert capture_gpu.main(["--out", str(tmp_path)]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    cfg = types.SimpleNamespace(kwargs={"XBLOCK": 1}, num_warps=2, num_stages=1)
+    tuner = types.SimpleNamespace(launchers=[types.SimpleNamespace(config=cfg)], configs=[cfg],
+                                  inductor_meta={"kernel_name": "triton_per_fused_x_0"})
+    module = types.SimpleNamespace(triton_per_fused_x_0=tuner, async_compile=None, call=print)
+    assert capture_gpu.launch_configs([module]) == {
+        "triton_per_fused_x_0": {"block": {"XBLOCK": 1}, "num_warps": 2, "num_stages": 1,
+                                 "candidates": 1}}
+
+
+def test_capture_gpu_counts_launches_not_just_definitions():
+    """Inductor names identical kernel sources once: twenty launches of one definition must count
+    as twenty, which the definitions alone cannot tell from one."""
+    import capture_gpu
+
+    for name in ("forward_64x256", "backward_64x256", "forward_4096x4096"):
+        text = (H200 / f"{name}.txt").read_text(encoding="utf-8")
+        assert capture_gpu.kernel_launches(text) == capture_gpu.kernel_names(text), name
+    call = (H200 / "forward_64x256.txt").read_text(encoding="utf-8").split("    def call(self, args):")
+    launch = next(line for line in call[1].splitlines() if ".run(" in line)
+    twenty = call[0] + "    def call(self, args):\n" + "\n".join([launch] * 20) + "\n"
+    assert len(capture_gpu.kernel_names(twenty)) == 1
+    assert capture_gpu.kernel_launches(twenty) == ["triton_per_fused_add_mean_mul_pow_rsqrt_0"] * 20

@@ -4,7 +4,8 @@
  *
  * The figure's static content is every stage that torch.compile produced for rms_norm, one
  * <section class="ifig-stage" data-stage="ID" data-label="TAB" aria-label="TITLE"> each, holding
- * a plain <pre><code> block. examples/torch_compile_101/stages.py writes that HTML from
+ * a one-line "What changed" note (<p class="ifig-stage-note">) and a plain <pre><code> block.
+ * examples/torch_compile_101/stages.py writes that HTML from
  * stages.json (which it captures from a real compile; the tests regenerate both). Without
  * JavaScript every stage shows, one after the other. With it, the sections become tab panels:
  * one row of tab buttons (arrow keys, Home and End move between them), Previous/Next buttons and

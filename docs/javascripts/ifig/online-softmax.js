@@ -14,6 +14,7 @@
  *   data-step (0 = before the loop, 1..n = after K/V block visits, n + 1 = epilogue),
  *   data-total-steps (n + 1), data-phase (init | block | epilogue), data-n-block,
  *   data-m, data-l, data-alpha (comma-separated per query row, "-inf" where infinite),
+ *   data-layout ("narrow" at phone widths, where the strip is redrawn 350 units wide),
  *   data-ifig-ready ("true" once built).
  */
 (function () {
@@ -93,8 +94,14 @@
       " are multiplied by \u03b1 < 1 before this block is added.";
   }
 
-  function drawStrip(svg, data, s, idPrefix) {
+  /* The strip's geometry: 490 units wide at a desk; on a phone (figures.css's breakpoint) 350
+     units, so that its 11-unit labels render at 11 CSS px or more in a 358 px column. */
+  var WIDE = { w: 490, h: 250, bw: 86, gap: 8, x0: 10, cw: 84, gx: 80, split: false };
+  var NARROW = { w: 350, h: 268, bw: 62, gap: 5, x0: 8, cw: 74, gx: 46, split: true };
+
+  function drawStrip(svg, data, s, idPrefix, g) {
     while (svg.lastChild) svg.removeChild(svg.lastChild);
+    svg.setAttribute("viewBox", "0 0 " + g.w + " " + g.h);
     var n = data.steps.length;
     var nBlocks = data.n_keys / data.block_n;
     var title = svgEl("title", { id: idPrefix + "-strip-title" }, "K/V blocks and the current score tile");
@@ -107,10 +114,10 @@
     var current = s.phase === "block" ? s.step.n_block : null;
     var upto = s.phase === "init" ? 0 : (s.phase === "block" ? data.steps.indexOf(s.step) + 1 : n);
     for (var v = 0; v < upto; v++) visited[data.steps[v].n_block] = true;
-    svg.appendChild(svgEl("text", { x: 10, y: 18, "class": "fig-text" }, "K/V blocks in HBM"));
-    svg.appendChild(svgEl("text", { x: 10, y: 34, "class": "fig-text-small" },
+    svg.appendChild(svgEl("text", { x: g.x0, y: 18, "class": "fig-text" }, "K/V blocks in HBM"));
+    svg.appendChild(svgEl("text", { x: g.x0, y: 34, "class": "fig-text-small" },
       "visited last to first, as compute_attn_1rowblock does"));
-    var bw = 86, gap = 8, x0 = 10, y0 = 44;
+    var bw = g.bw, gap = g.gap, x0 = g.x0, y0 = 44;
     for (var j = 0; j < nBlocks; j++) {
       var cls = j === current ? "fig-box-primary" : (visited[j] ? "fig-box-ok" : "fig-box");
       var x = x0 + j * (bw + gap);
@@ -126,21 +133,28 @@
     }
     var ty = 126;
     if (s.phase !== "block") {
-      svg.appendChild(svgEl("text", { x: 10, y: ty, "class": "fig-text-small" },
-        s.phase === "init" ? "No score tile yet: the Q block is loaded, acc_o is cleared."
-          : "Epilogue: one division by \u2113 per row, then O and LSE go to HBM."));
+      var lines = s.phase === "init"
+        ? ["No score tile yet: the Q block is loaded,", "acc_o is cleared."]
+        : ["Epilogue: one division by \u2113 per row,", "then O and LSE go to HBM."];
+      if (!g.split) lines = [lines.join(" ")];
+      lines.forEach(function (line, k) {
+        svg.appendChild(svgEl("text", { x: g.x0, y: ty + 16 * k, "class": "fig-text-small" }, line));
+      });
       return;
     }
-    svg.appendChild(svgEl("text", { x: 10, y: ty, "class": "fig-text-small" },
-      "S = scale \u00b7 Q K\u1d40 for block " + current + ", on chip only; bold = row max"));
-    var cw = 84, ch = 22, gx = 80, gy = ty + 8;
+    var head = ["S = scale \u00b7 Q K\u1d40 for block " + current + ", on chip only;", "bold = row max"];
+    if (!g.split) head = [head.join(" ")];
+    head.forEach(function (line, k) {
+      svg.appendChild(svgEl("text", { x: g.x0, y: ty + 16 * k, "class": "fig-text-small" }, line));
+    });
+    var cw = g.cw, ch = 22, gx = g.gx, gy = ty + 8 + 16 * (head.length - 1);
     for (var c = 0; c < data.block_n; c++) {
       svg.appendChild(svgEl("text", { x: gx + c * cw + cw / 2, y: gy + 12, "text-anchor": "middle",
         "class": "fig-text-small" }, "key " + (s.step.keys[0] + c)));
     }
     s.step.scores.forEach(function (row, r) {
       var y = gy + 18 + r * ch;
-      svg.appendChild(svgEl("text", { x: gx - 12, y: y + 15, "text-anchor": "end",
+      svg.appendChild(svgEl("text", { x: gx - 8, y: y + 15, "text-anchor": "end",
         "class": "fig-text-small" }, "row " + r));
       var mx = Math.max.apply(null, row);
       row.forEach(function (val, c2) {
@@ -170,7 +184,8 @@
       tr.appendChild(el("td", {}, fmt(s.l[r])));
       var oCell = el("td");
       if (s.o) {
-        oCell.appendChild(el("code", { style: "white-space: nowrap" },
+        // Material sets code at 0.85em, under 11 px in a table on a phone: keep the table's size.
+        oCell.appendChild(el("code", { style: "white-space: nowrap; font-size: 1em" },
           s.o[r].map(function (v) { return fmt(v, 3); }).join(" ")));
       } else {
         oCell.textContent = "\u2014";
@@ -216,7 +231,7 @@
     var status = el("p", { "class": "ifig-readout", role: "status", "aria-live": "polite" });
     Object.keys(buttons).forEach(function (k) { controls.appendChild(buttons[k]); });
     controls.appendChild(status);
-    var svg = svgEl("svg", { "class": "fig-svg", viewBox: "0 0 490 250", role: "img",
+    var svg = svgEl("svg", { "class": "fig-svg", viewBox: "0 0 " + WIDE.w + " " + WIDE.h, role: "img",
       "aria-labelledby": idPrefix + "-strip-title " + idPrefix + "-strip-desc" });
     var table = el("table");  // no class: Material styles only class-less tables
     var scroll = el("div", { "class": "md-typeset__scrollwrap" });
@@ -242,9 +257,13 @@
     var caption = root.querySelector("figcaption");
     root.insertBefore(ui, caption || null);
 
+    var phone = window.matchMedia ? window.matchMedia("(max-width: 44.9375em)") : null;
+
     function render() {
       var s = stateAt(data, index);
-      drawStrip(svg, data, s, idPrefix);
+      var narrow = !!(phone && phone.matches);
+      drawStrip(svg, data, s, idPrefix, narrow ? NARROW : WIDE);
+      root.setAttribute("data-layout", narrow ? "narrow" : "wide");
       fillTable(tbody, data, s);
       status.textContent = statusText(data, index, s);
       buttons.first.disabled = index === 0;
@@ -274,6 +293,7 @@
       if (ev.key === "ArrowLeft") { go(index - 1); ev.preventDefault(); }
     });
 
+    if (phone && phone.addEventListener) phone.addEventListener("change", render);
     render();
     root.setAttribute("data-ifig-ready", "true");
   }
