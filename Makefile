@@ -18,7 +18,7 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 # Reproducible builds: every date the build writes comes from the last commit, not the clock
-# (hooks/pin_build_dates.py does the same when mkdocs runs without make). Outside git: the clock.
+# (the site's plugin does the same when mkdocs runs without make). Outside git: the clock.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 ifneq ($(SOURCE_DATE_EPOCH),)
 export SOURCE_DATE_EPOCH
@@ -48,11 +48,13 @@ print-python: ## Say which Python creates .venv (override with PYTHON=...)
 	@echo "$(PYTHON) ($$($(PYTHON) --version 2>&1))"
 
 # Installed from the locks only: every file checked against its hash, nothing resolved at install time.
-$(BIN)/.site-deps: requirements.lock
+# Then the site's own plugin (mlblog/, pyproject.toml), editable, built with the locked setuptools.
+$(BIN)/.site-deps: requirements.lock pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --editable .
 	touch $@
 
 # KaTeX and Mermaid (run by the build: math and diagrams are rendered at build) and axe-core (injected by the accessibility tests),
@@ -88,15 +90,15 @@ benchmark: $(BIN)/.site-deps node_modules/.installed ## Real against bare Materi
 	$(BIN)/python benchmarks/run.py --sizes $(N)
 
 test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter, the audit and every test
-	$(BIN)/ruff check hooks tests examples scripts
+	$(BIN)/ruff check mlblog tests examples scripts benchmarks
 	$(AUDIT)
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest
 
-test-fast: $(BIN)/.test-deps ## The rules and the build wiring only, no browser or companion code (about a minute)
-	$(BIN)/python -m pytest -m "not slow" -q
+test-fast: $(BIN)/.test-deps ## The unit layer and the fast build tests: rules, core, plugin wiring (under a minute)
+	$(BIN)/python -m pytest -m "(unit or fast) and not slow" -q
 
-lint: $(BIN)/.test-deps ## Run ruff on hooks, tests, examples and scripts
-	$(BIN)/ruff check hooks tests examples scripts
+lint: $(BIN)/.test-deps ## Run ruff on mlblog, tests, examples, scripts and benchmarks
+	$(BIN)/ruff check mlblog tests examples scripts benchmarks
 
 audit: $(BIN)/.test-deps node_modules/.installed ## Check the locked Python and npm packages against published advisories
 	$(AUDIT)
@@ -117,7 +119,7 @@ lock: ## Regenerate requirements.lock and requirements-test.lock from requiremen
 	  $$(for l in $$links; do printf -- '--find-links %s ' "$$l"; done) -o requirements-test.lock
 
 check-posts: $(BIN)/.site-deps ## Check every post (front matter and body) and every page's snippets and links
-	$(BIN)/python hooks/post_cli.py check
+	$(BIN)/python -m mlblog check
 
 # The title travels in the environment, unexpanded ($(value ...)), so `backticks`, $HOME or quotes in it
 # reach the front matter exactly as typed.
@@ -125,21 +127,21 @@ new-post: export NEW_POST_TITLE = $(value TITLE)
 new-post: export NEW_POST_CATEGORY = $(or $(value CATEGORY),Machine Learning Performance)
 new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." CATEGORY="Kernel"
 	@test -n "$$NEW_POST_TITLE" || { echo 'usage: make new-post TITLE="My title" CATEGORY="Kernel"'; exit 2; }
-	@$(BIN)/python hooks/post_cli.py new --title-from-env NEW_POST_TITLE --category "$$NEW_POST_CATEGORY"
+	@$(BIN)/python -m mlblog new --title-from-env NEW_POST_TITLE --category "$$NEW_POST_CATEGORY"
 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
-	$(BIN)/python hooks/post_cli.py schema --write
+	$(BIN)/python -m mlblog schema --write
 
 # After adding a post, moving a page (with its redirect in mkdocs.yml) or removing one on purpose.
 urls: $(BIN)/.site-deps node_modules/.installed ## Rewrite urls.txt (every published URL) from a fresh strict build
-	$(BIN)/python hooks/urls_cli.py write
+	$(BIN)/python -m mlblog urls
 
 deploy: $(BIN)/.site-deps node_modules/.installed ## Publish the committed site to gh-pages: clean tree, post checks, strict build
 	@test -z "$$(git status --porcelain)" || { echo "make deploy publishes a commit, and these changes are not committed:"; \
 	  git status --short; echo "Commit or stash them, then run make deploy again."; exit 1; }
 	@test -f urls.txt || { echo "urls.txt is missing: without it the build cannot tell whether a published URL was lost."; \
 	  echo "Restore it (git checkout urls.txt) or write it with make urls, commit it, then run make deploy again."; exit 1; }
-	$(BIN)/python hooks/post_cli.py check
+	$(BIN)/python -m mlblog check
 	$(BIN)/mkdocs gh-deploy --strict --message "Deployed from {sha} with MkDocs {version}"
 
 screenshots: $(BIN)/.test-deps node_modules/.installed browser ## Build the site and photograph its key pages at 1280 and 390 px, light and dark, into screenshots/
@@ -151,7 +153,7 @@ lighthouse: $(BIN)/.test-deps node_modules/.installed browser ## Lighthouse (pin
 eager-compile: $(BIN)/.test-deps browser ## Main-thread compile and blocking time with and without the compile hint on Material's bundle: writes benchmarks/eager-compile-report.md
 	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/eager_compile.py
 
-# The build renders Mermaid diagrams in Chromium (hooks/render_diagrams.py); a diagram already in
+# The build renders Mermaid diagrams in Chromium (mlblog/render/diagrams.py); a diagram already in
 # .cache/build/ needs none, so a missing Chromium is installed when it can be, else one note.
 build-browser:
 	@[ -x "$(CHROMIUM)" ] && exit 0; \

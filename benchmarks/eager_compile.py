@@ -1,6 +1,6 @@
 """What V8's compile hint on Material's bundle saves on the page's main thread (a benchmark, not a CI test).
 
-hooks/hint_eager_compile.py starts Material's bundle with ``//# allFunctionsCalledOnLoad``, so V8
+mlblog/publish/scripts.py starts Material's bundle with ``//# allFunctionsCalledOnLoad``, so V8
 compiles its functions on the thread that streams the file in instead of on the main thread at each
 function's first call. This script builds the site (or takes --site-dir), makes a copy whose bundle
 is Material's own file (no hint), serves both gzip-encoded on 127.0.0.1 and loads each page cold in
@@ -38,10 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "hooks"))
 from browser import CHROMIUM, CHROMIUM_ARGS, serve  # noqa: E402
-from hint_eager_compile import BUNDLE_GLOB  # noqa: E402
 from lighthouse import build_site, page_arguments, pages  # noqa: E402
+
+from mlblog.publish.scripts import BUNDLE_GLOB  # noqa: E402
 
 REPORT = ROOT / "benchmarks" / "eager-compile-report.md"
 CATEGORIES = ["toplevel", "devtools.timeline", "v8", "disabled-by-default-v8.compile", "loading"]

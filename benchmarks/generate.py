@@ -5,7 +5,7 @@
 DEST gets two configurations over the same docs/: ``mkdocs.yml`` (a copy of the real one, with
 every hook, feed, git date and card) and ``bare.yml`` (Material's blog as it comes: the search and
 blog plugins with the same ``markdown_extensions``, taken verbatim from the real mkdocs.yml). The
-posts pass the site's own rules (front matter from hooks/post_schema.py's CATEGORIES, an excerpt
+posts pass the site's own rules (front matter from mlblog/posts/schema.py's CATEGORIES, an excerpt
 marker, body checks) and carry what real posts carry: prose with inline code and links, code
 blocks in several languages, tables, inline and display math, admonitions, collapsible blocks,
 tabs and, in every fourth post, a Mermaid diagram. DEST is a git repository with one commit per
@@ -25,9 +25,9 @@ import sys
 import textwrap
 from pathlib import Path
 
+from mlblog.posts import CATEGORIES
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "hooks"))
-from post_schema import CATEGORIES  # noqa: E402
 
 WORDS = (
     "kernel tensor buffer stream launch warp scheduler graph guard bucket allreduce gradient shard "
@@ -187,7 +187,7 @@ def generate(dest: Path, count: int) -> None:
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    for folder in ("hooks", "overrides", "examples"):
+    for folder in ("overrides", "examples"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "docs", dest / "docs",
                     ignore=lambda folder, names: names if Path(folder) == ROOT / "docs" / "blog" / "posts" else [])

@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import statistics
 import subprocess
@@ -41,12 +42,22 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 from support import fetch_text, free_port  # noqa: E402
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
-ENV.pop("SOURCE_DATE_EPOCH", None)  # each site's own last commit (hooks/pin_build_dates.py)
+ENV.pop("SOURCE_DATE_EPOCH", None)  # each site's own last commit (the plugin reads it)
+
+
+def use_cache(config: Path, cache: Path) -> None:
+    """Point the site's plugin at a build cache folder of its own (its `cache_dir` option)."""
+    text = config.read_text(encoding="utf-8")
+    entry = re.compile(r"^  - mlblog(?::\n      cache_dir: .*)?\n", re.M)
+    if entry.search(text):
+        line = f"  - mlblog:\n      cache_dir: {json.dumps(str(cache))}\n"
+        config.write_text(entry.sub(lambda _: line, text, count=1), encoding="utf-8")
 
 
 def build(site: Path, config: str, cache: Path) -> dict[str, float]:
     """One `mkdocs build` in its own process: CPU seconds, wall seconds, peak RSS in MiB."""
-    env = {**ENV, "ML_BLOG_BUILD_CACHE": str(cache)}
+    use_cache(site / config, cache)
+    env = ENV
     command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(site / config), "-d",
                str(site / f"site-{config.removesuffix('.yml')}")]
     start = time.perf_counter()
@@ -69,7 +80,8 @@ def summary(runs: list[dict[str, float]], key: str) -> dict[str, float]:
 def serve_latency(site: Path, cache: Path, edits: int = 3) -> list[float]:
     """Seconds from saving an edited post to `mkdocs serve` serving the edit, for several edits."""
     port = free_port()
-    env = {**ENV, "ML_BLOG_BUILD_CACHE": str(cache)}
+    use_cache(site / "mkdocs.yml", cache)
+    env = ENV
     log = tempfile.TemporaryFile()
     command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(site / "mkdocs.yml"),
                "--dev-addr", f"127.0.0.1:{port}", "--livereload"]  # as `make serve` runs it
@@ -163,16 +175,17 @@ def report(results: dict) -> str:
         "- **Posts**: benchmarks/generate.py writes N synthetic long posts shaped like the real ones "
         f"(about 55 kB of Markdown each, {generate.SECTIONS} sections with code in Python, C++, Bash and YAML, "
         "tables, inline and display math, admonitions, collapsible blocks, tabs, a Mermaid diagram in every "
-        "fourth post, a link to the previous post; front matter that passes hooks/post_schema.py) into a git "
+        "fourth post, a link to the previous post; front matter that passes mlblog/posts/schema.py) into a git "
         "repository with one commit per post.",
-        "- **Real**: the repository's own mkdocs.yml, hooks, templates and plugins (strict, validation, feeds, "
+        "- **Real**: the repository's own mkdocs.yml, its plugin package, templates and plugins (strict, validation, "
+        "feeds, "
         "git dates, cards, redirects, every check), which now includes math and diagrams rendered at build time "
         "(KaTeX in one Node process, Mermaid in Chromium, both cached) and Pagefind search (the pagefind "
         "binary indexing the built site), with the build cache in a folder of its own. "
         "The first real build of each N starts from an empty cache (*cold*); the others reuse it, as an "
         "author's next build does.",
         "- **Bare**: Material's blog as it comes over the same posts: the `search` and `blog` plugins "
-        "(`post_url_format` as ours), the same `markdown_extensions` (copied from mkdocs.yml), no hooks, "
+        "(`post_url_format` as ours), the same `markdown_extensions` (copied from mkdocs.yml), not the site's plugin, "
         "no custom templates.",
         "- **Runs**: one `mkdocs build` process per build, real and bare alternating within one run "
         "(the order swaps each round). CPU time is user + system of the build process and its children "

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "hooks")]
+sys.path[:0] = [str(ROOT / "tests")]
 
 from browser import chromium, new_page, serve  # noqa: E402
 from support import MKDOCS_ENV, make_site, post  # noqa: E402

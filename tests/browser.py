@@ -128,7 +128,7 @@ AXE = Path(__file__).resolve().parents[1] / "node_modules" / "axe-core" / "axe.m
 
 def axe_violations(page: Page) -> list[dict[str, object]]:
     """axe-core's violations on the page as it is now: rule id, help and the first few nodes."""
-    # Chunks the browser has not drawn yet (hooks/skip_offscreen_layout.py) are drawn first, as
+    # Chunks the browser has not drawn yet (mlblog/pages/chunks.py) are drawn first, as
     # a reader scrolling there sees them: axe scrolls through the page as it checks, and chunks taking
     # their real height under it move what it measures (it then finds colours and targets at
     # positions where the element no longer is).

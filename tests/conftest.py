@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -10,18 +9,17 @@ from playwright.sync_api import Browser
 from reader_fixtures import write_reader_posts
 from support import ROOT, Site, make_site, post
 
-# The post modules (post_schema, post_checks, posts) are imported by tests as the hooks import them.
-sys.path.insert(0, str(ROOT / "hooks"))
+LAYERS = ("unit", "build", "browser", "examples")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Companion code (tests/examples/), browser tests and deploys are slow: `pytest -m "not slow"`
-    leaves the rules and the build wiring, a hook author's loop of about a minute."""
-    examples = ROOT / "tests" / "examples"
+    """Each test carries the marker of its layer, the folder it is in: unit (the rules and the core,
+    in-process), build (real builds), browser (Chromium over built sites), examples (the posts'
+    companion code). `make test-fast` runs `-m "unit and not slow"`."""
     for item in items:
-        if examples in Path(str(item.fspath)).parents or item.get_closest_marker("browser") \
-                or item.module.__name__ == "test_deploy":
-            item.add_marker(pytest.mark.slow)
+        layer = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
+        if layer in LAYERS:
+            item.add_marker(getattr(pytest.mark, layer))
 
 
 @pytest.fixture

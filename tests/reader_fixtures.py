@@ -18,7 +18,7 @@ IDENTIFIER_POSTS = {
                         "Qwen3 normalises queries with `q_norm` and keys with `k_norm` before RoPE."),
     # A decoy that mentions parts of the identifiers in ordinary prose, and every identifier in a
     # short listing: as many mentions as the posts that explain them, on a shorter page (which
-    # Pagefind ranks higher), so it comes first unless hooks/index_identifiers.py weighs the
+    # Pagefind ranks higher), so it comes first unless mlblog/pages/search.py weighs the
     # identifiers a post puts in inline code.
     "decoy": ("Buckets, schedulers and norms in general", "2025-04-01",
               "A bucket holds water, a scheduler plans a day, a norm is a rule, and ready means prepared.\n\n"

@@ -1,13 +1,14 @@
-"""Build real sites in temporary folders from the real configuration, hooks and templates.
+"""Build real sites in temporary folders from the real configuration, plugin and templates.
 
-A test site is a copy of the repository's mkdocs.yml, hooks/, overrides/ and docs/ (without the
-real posts), into which a test writes fixture posts. Builds run the real ``mkdocs`` command in a
-subprocess, from an unrelated working directory, exactly as an author would run it.
+A test site is a copy of the repository's mkdocs.yml, overrides/, examples/ and docs/ (without the
+real posts), into which a test writes fixture posts; the site's plugin is the installed one (the
+Makefile installs mlblog/ editable). Builds run the real ``mkdocs`` command in a subprocess, from an
+unrelated working directory, exactly as an author would run it.
 
-The published-URL manifest (urls.txt) belongs to the real site, so only a copy with the real
-posts gets it; a fixture site has none, and hooks/check_published_urls.py checks a site only when
-its mkdocs.yml has a urls.txt beside it. A test of the check writes the fixture's own with
-``Site.write_url_manifest()`` (what ``make urls`` runs).
+The published-URL manifest (urls.txt) belongs to the real site, so only a copy with the real posts
+gets it; a fixture site has none, and the build checks a site's URLs only when its mkdocs.yml has a
+urls.txt beside it. A test of the check writes the fixture's own with ``Site.write_url_manifest()``
+(what ``make urls`` runs).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 import textwrap
 import urllib.request
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,9 +82,19 @@ class Site:
         return subprocess.run(cmd, cwd=run_dir, env={**MKDOCS_ENV, **(env or {})}, capture_output=True, text=True,
                               timeout=300)
 
+    def configure(self, **options: object) -> None:
+        """Set the site's plugin options (mlblog/config.py) in its mkdocs.yml: configure(cache=False,
+        speed={"defer_excerpts": False})."""
+        config = self.root / "mkdocs.yml"
+        text = config.read_text(encoding="utf-8")
+        entry = "  - mlblog:\n" + "".join(f"      {name}: {json.dumps(value)}\n" for name, value in options.items())
+        assert re.search(r"^  - mlblog(:\n(?:      .*\n)*|\n)", text, re.M), "no `- mlblog` entry in mkdocs.yml"
+        config.write_text(re.sub(r"^  - mlblog(:\n(?:      .*\n)*|\n)", lambda _: entry, text, count=1, flags=re.M),
+                          encoding="utf-8")
+
     def write_url_manifest(self) -> subprocess.CompletedProcess[str]:
         """Rewrite this site's urls.txt from a fresh build, as `make urls` does for the real site."""
-        cmd = [sys.executable, str(self.root / "hooks" / "urls_cli.py"), "write", "-f", str(self.root / "mkdocs.yml")]
+        cmd = [sys.executable, "-m", "mlblog", "-f", str(self.root / "mkdocs.yml"), "urls"]
         return subprocess.run(cmd, cwd=self.root.parent, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
 
     def html(self, url_path: str) -> str:
@@ -97,7 +109,7 @@ def make_site(dest: Path, *, keep_posts: bool = False) -> Site:
     shutil.copy2(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
     if keep_posts:  # the real site's URLs; fixture sites write their own when they test the check
         shutil.copy2(ROOT / "urls.txt", dest / "urls.txt")
-    for folder in ("hooks", "overrides", "examples"):
+    for folder in ("overrides", "examples"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=shutil.ignore_patterns("__pycache__"))
     if (ROOT / "node_modules").exists():
         (dest / "node_modules").symlink_to(ROOT / "node_modules")
@@ -142,11 +154,16 @@ def text_of(html: str) -> str:
 
 
 def head_links(html: str) -> list[dict[str, str]]:
-    """The attributes of every <link> in a page's head, read with the hooks' own tokenizer."""
-    import html_tags  # hooks/, on sys.path (conftest.py)
+    """The attributes of every <link> in a page's head, as the browser reads them."""
+    links: list[dict[str, str]] = []
 
-    head = html.split("</head>", 1)[0]
-    return [html_tags.attributes_of(t.rest) for t in html_tags.tags(head) if t.kind == "start" and t.name == "link"]
+    class Head(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "link":
+                links.append({name: value or "" for name, value in attrs})
+
+    Head().feed(html.split("</head>", 1)[0])
+    return links
 
 
 def listed_titles(html: str) -> list[str]:
@@ -162,7 +179,7 @@ def node_executable() -> str:
 
 
 def search_fragments(site_dir: Path) -> list[dict[str, object]]:
-    """What Pagefind's index holds for each indexed page (hooks/build_search_index.py): its URL,
+    """What Pagefind's index holds for each indexed page (mlblog/pages/search.py): its URL,
     plain text content, title and anchors. Fragments are gzip files holding ``pagefind_dcd`` + JSON."""
     prefix = b"pagefind_dcd"
     fragments = []

@@ -1,11 +1,11 @@
 /* Accessibility fixes for markup Material adds in the browser (build-time ones are in
-   hooks/label_landmarks.py): the copy-button bar of every code block is a <nav>, so a page with
+   mlblog/pages/markup.py): the copy-button bar of every code block is a <nav>, so a page with
    many code blocks has many unnamed navigation landmarks. They are not page regions: remove the
    landmark role (the copy button inside keeps its own name). Wide tables and equations scroll
    sideways inside boxes that keyboard users could not reach: those that scroll take focus.
    Cheap on long pages: at most one pass per frame however many changes arrive, each pass reads
    every size first and writes after, and nothing inside a part of the page the browser has not
-   drawn yet (hooks/skip_offscreen_layout.py) is measured, which would make it draw that part now.
+   drawn yet (mlblog/pages/chunks.py) is measured, which would make it draw that part now.
    A box there that could scroll (an equation, a table) takes focus until it is drawn and measured,
    so the keyboard can always reach it; once measured, one that fits gives the focus up again. So
    does a code block until Material, which mounts it once on screen, decides. */

@@ -94,7 +94,7 @@
   }
 
   // A figure is measured once it is near the screen: one far down may be in a part of the page the
-  // browser has not drawn yet (hooks/skip_offscreen_layout.py), and measuring it would draw it now.
+  // browser has not drawn yet (mlblog/pages/chunks.py), and measuring it would draw it now.
   const near = new IntersectionObserver((entries) => entries.forEach((entry) => {
     if (!entry.isIntersecting) return;
     near.unobserve(entry.target);

@@ -1,4 +1,4 @@
-/* Search in the header, over Pagefind's sharded index (hooks/build_search_index.py builds it into
+/* Search in the header, over Pagefind's sharded index (mlblog/pages/search.py builds it into
    pagefind/ in the site), in Material's search box (overrides/partials/search.html).
 
    Costs nothing until used: no page fetches any search data (pagefind.js, its WebAssembly core,

@@ -34,8 +34,6 @@ from pathlib import Path
 import pytest
 from support import node_executable
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "cutlass_deep_dive"
 JS = ROOT / "docs" / "javascripts" / "ifig" / "cute-layout.js"

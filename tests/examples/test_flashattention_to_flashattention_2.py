@@ -15,8 +15,6 @@ import numpy as np
 import pytest
 from upstream_sources import flash_attn_file
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "flashattention_to_flashattention_2"
 SLUG = "flashattention-to-flashattention-2"
@@ -486,7 +484,6 @@ def _floats(attr: str) -> list[float]:
     return [float(x) for x in attr.split(",")]
 
 
-@pytest.mark.browser
 def test_online_softmax_figure_steps_in_a_browser():
     from playwright.sync_api import sync_playwright
 

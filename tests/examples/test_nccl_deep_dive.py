@@ -19,8 +19,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "nccl_deep_dive"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / "nccl-deep-dive"

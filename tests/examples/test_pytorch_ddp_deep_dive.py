@@ -21,8 +21,6 @@ import torch
 import torch.distributed as dist
 from support import node_executable
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "pytorch_ddp_deep_dive"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive"

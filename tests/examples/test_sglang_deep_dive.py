@@ -21,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "sglang_deep_dive"
 POST = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive.md"

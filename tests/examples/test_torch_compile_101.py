@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "torch_compile_101"
 POST_DIR = ROOT / "docs" / "blog" / "posts" / "torch-compile-101"

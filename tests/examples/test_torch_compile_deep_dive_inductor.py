@@ -23,8 +23,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "torch_compile_deep_dive_inductor"
 POST = ROOT / "docs" / "blog" / "posts" / "torch-compile-deep-dive-inductor.md"

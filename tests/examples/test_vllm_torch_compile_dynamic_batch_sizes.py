@@ -21,8 +21,6 @@ import pytest
 import torch
 from support import node_executable
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "vllm_torch_compile_dynamic_batch_sizes"
 POST = ROOT / "docs" / "blog" / "posts" / "vllm-torch-compile-dynamic-batch-sizes.md"

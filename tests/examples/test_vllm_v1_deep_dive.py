@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "vllm_v1_deep_dive"
 FIG_DIR = ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive"

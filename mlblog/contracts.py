@@ -1,0 +1,184 @@
+"""Every private detail of Material, MkDocs and the other plugins that the site relies on, in one place.
+
+Material for MkDocs reaches end of life on 2027-05-05 and MkDocs 1.x is unmaintained: an upgrade, or
+the move to another generator, will change some of these. Each detail the code uses is read through a
+function here, and ``DETAILS`` lists them all with a check; tests/unit/test_contracts.py runs every
+check against the installed packages and names the detail that no longer holds. A copied template
+is listed with the hash of the upstream file it was copied from, so an upgrade that changes the
+original shows which copy to look at again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from .pages.markup import LANDMARKS
+from .posts.collection import Listing, Posts
+
+RSS_PAGE_LIST = "pages_to_filter"  # mkdocs-rss-plugin's page list, kept across serve rebuilds
+GIT_DATES = "git-revision-date-localized"
+GIT_DATE_KEY = "git_revision_date_localized"
+MATERIAL_TEMPLATES = "material/templates"
+
+
+# --- Material's blog plugin ------------------------------------------------------------------------
+
+def blog_posts(blog: Any) -> list[Any]:
+    """The posts the blog plugin publishes, in its order (newest first, pinned first)."""
+    return list(blog.blog.posts)
+
+
+def blog_listings(blog: Any, posts: Posts) -> dict[str, list[Listing]]:
+    """The blog plugin's category and archive-year listings, with their published posts."""
+    from material.plugins.blog.structure import Archive, Category
+
+    views = list(getattr(getattr(blog, "blog", None), "views", None) or [])
+    return {kind: [posts.listing(v.name, v.url, (p.file.src_uri for p in v.posts)) for v in views
+                   if isinstance(v, cls)] for kind, cls in (("categories", Category), ("years", Archive))}
+
+
+def set_readtime(page: Any, minutes: int) -> None:
+    """The blog plugin keeps a reading time already set on a post page's config."""
+    page.config.readtime = minutes
+
+
+# --- MkDocs -------------------------------------------------------------------------------------------
+
+def tab_of(page_url: str, nav: Any) -> str | None:
+    """The top-level tab whose URL is the longest prefix of the page's (Material lights a tab only for
+    pages in the nav; category and year pages are not)."""
+    urls = []
+    for item in nav.items:
+        while getattr(item, "children", None):
+            item = item.children[0]
+        if getattr(item, "url", None) is not None:
+            urls.append(item.url)
+    matches = [url for url in urls if page_url.startswith(url)]
+    return max(matches, key=len) if matches else None
+
+
+# --- the git-revision-date plugin ---------------------------------------------------------------------
+
+def pin_git_date(page: Any, config: Any) -> None:
+    """A page the plugin could not date from git (an uncommitted file) got the clock's time; it gets the
+    build's pinned time instead (SOURCE_DATE_EPOCH)."""
+    from mkdocs.utils import get_build_datetime
+
+    plugin = config.plugins.get(GIT_DATES)
+    if plugin is None or GIT_DATE_KEY not in page.meta or page.meta.get(f"{GIT_DATE_KEY}_hash"):
+        return
+    locale = plugin.config.get("locale") or "en"
+    stamp = int(get_build_datetime().timestamp())
+    page.meta[GIT_DATE_KEY] = plugin.util.get_date_formats_for_timestamp(stamp, locale=locale, add_spans=True)[
+        plugin.config["type"]]
+    for kind, text in plugin.util.get_date_formats_for_timestamp(stamp, locale=locale, add_spans=False).items():
+        page.meta[f"{GIT_DATE_KEY}_raw_{kind}"] = text
+
+
+# --- the redirects plugin -------------------------------------------------------------------------------
+
+def redirect_pages(plugin: Any) -> dict[str, Any]:
+    """Source file -> File of every page a redirect may point to."""
+    return getattr(plugin, "doc_pages", {})
+
+
+# --- the registry ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Detail:
+    what: str  # the detail, as a reader of an upgrade's changelog would look for it
+    where: str  # the code that relies on it
+    holds: Callable[[], bool]
+
+
+def _has(module: str, path: str) -> Callable[[], bool]:
+    """A check that module.path (attributes separated by dots) exists."""
+    def check() -> bool:
+        obj: Any = importlib.import_module(module)
+        for part in path.split("."):
+            if not hasattr(obj, part):
+                return False
+            obj = getattr(obj, part)
+        return True
+    return check
+
+
+def _source_has(module: str, name: str, *needles: str) -> Callable[[], bool]:
+    def check() -> bool:
+        source = inspect.getsource(getattr(importlib.import_module(module), name))
+        return all(needle in source for needle in needles)
+    return check
+
+
+def material_file(relative: str) -> Path:
+    import material
+
+    return Path(material.__file__).parent / "templates" / relative
+
+
+def _copied(relative: str, sha256: str) -> Callable[[], bool]:
+    """The upstream file a template of overrides/ was copied from is still the one it was copied from."""
+    return lambda: hashlib.sha256(material_file(relative).read_bytes()).hexdigest().startswith(sha256)
+
+
+def _theme_file(pattern: str) -> Callable[[], bool]:
+    return lambda: len(list(material_file("").glob(pattern))) == 1
+
+
+DETAILS: list[Detail] = [
+    Detail("Material's blog plugin keeps its published posts in .blog.posts and its listing views "
+           "(structure.Category, structure.Archive with .name, .url, .posts) in .blog.views",
+           "contracts.blog_posts, contracts.blog_listings",
+           lambda: _has("material.plugins.blog.structure", "Category")() and _has(
+               "material.plugins.blog.structure", "Archive")() and _source_has(
+               "material.plugins.blog.plugin", "BlogPlugin", "self.blog.posts", "views")()),
+    Detail("the blog plugin keeps a reading time already set on post.config.readtime",
+           "contracts.set_readtime", _source_has("material.plugins.blog.plugin", "BlogPlugin",
+                                                 "if not page.config.readtime")),
+    Detail("mkdocs-rss-plugin keeps its page list in .pages_to_filter across serve rebuilds",
+           "plugin.on_pre_build", _source_has("mkdocs_rss_plugin.plugin", "GitRssPlugin", RSS_PAGE_LIST)),
+    Detail("the git-revision-date plugin writes git_revision_date_localized (and _hash, _raw_<kind>) into "
+           "page.meta and formats dates with util.get_date_formats_for_timestamp",
+           "contracts.pin_git_date", lambda: _source_has(
+               "mkdocs_git_revision_date_localized_plugin.plugin", "GitRevisionDateLocalizedPlugin",
+               'page.meta[f"{variable}_hash"]')() and _has(
+               "mkdocs_git_revision_date_localized_plugin.util", "Util.get_date_formats_for_timestamp")()),
+    Detail("the redirects plugin keeps the pages a redirect may point to in .doc_pages",
+           "contracts.redirect_pages", _source_has("mkdocs_redirects.plugin", "RedirectPlugin", "self.doc_pages")),
+    Detail("MkDocs' LiveReloadServer: builder, serve_request, set_app, RequestHandlerClass, _epoch_cond, "
+           "_visible_epoch, _inject_js_into_html",
+           "serve.report_failed_rebuilds", lambda: _source_has(
+               "mkdocs.livereload", "LiveReloadServer", "self.builder", "def serve_request", "_epoch_cond",
+               "_visible_epoch", "def _inject_js_into_html")() and _has("mkdocs.livereload", "LiveReloadServer.set_app")()),
+    Detail("Material's built stylesheets are assets/stylesheets/main.*.min.css and palette.*.min.css",
+           "publish/stylesheets.py",
+           lambda: _theme_file("assets/stylesheets/main.*.min.css")()
+           and _theme_file("assets/stylesheets/palette.*.min.css")()),
+    Detail("Material's article element is <article class=\"md-content__inner md-typeset\"> (search marks it)",
+           "pages/search.mark_indexed", lambda: 'class="md-content__inner md-typeset"' in material_file(
+               "base.html").read_text(encoding="utf-8")),
+    Detail("Material's landmarks carry the classes pages/markup.LANDMARKS names", "pages/markup.label_landmarks",
+           lambda: all(f'class="{cls}"' in "".join(p.read_text(encoding="utf-8") for p in material_file(
+               "").rglob("*.html")) for _, cls in LANDMARKS)),
+    Detail("Material 9.8.1's partials/header.html, copied to overrides/partials/header.html",
+           "overrides/partials/header.html", _copied("partials/header.html", "8cf3fb15bcf969ff")),
+    Detail("Material 9.8.1's partials/search.html, copied to overrides/partials/search.html",
+           "overrides/partials/search.html", _copied("partials/search.html", "bfd556535abcddb9")),
+    Detail("Material 9.8.1's partials/tabs-item.html, copied to overrides/partials/tabs-item.html",
+           "overrides/partials/tabs-item.html", _copied("partials/tabs-item.html", "52fe1f551aa2dbfc")),
+    Detail("Material 9.8.1's partials/tags.html, copied to overrides/partials/tags.html",
+           "overrides/partials/tags.html", _copied("partials/tags.html", "166225609857c853")),
+    Detail("Material 9.8.1's partials/copyright.html, copied to overrides/partials/copyright.html",
+           "overrides/partials/copyright.html", _copied("partials/copyright.html", "bc86bca3bf75070f")),
+    Detail("Material 9.8.1's partials/palette.html, copied to overrides/partials/palette.html",
+           "overrides/partials/palette.html", _copied("partials/palette.html", "fb935107ae7d3d74")),
+    Detail("Material's version is 9.8.1 (the copies above and the checks below were made against it)",
+           "requirements.txt", lambda: version("mkdocs-material") == "9.8.1"),
+]

@@ -1,0 +1,67 @@
+"""A built page's HTML read tag by tag: the tokenizer of the passes that reason about its structure
+(chunks.py finds the top-level blocks, fonts.py follows which element each formula's text is in).
+
+Regular expressions rather than an HTML parser: the markup is the build's own (Python-Markdown,
+pymdownx, KaTeX, Mermaid), and each caller needs the exact offsets of every tag, which the standard
+library's parser does not give. Comments, and script and style elements whole, are single tokens,
+so a "<" inside them is never taken for a tag.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+# Part of the build-cache key of every pass that caches what it read with these rules, so an edit
+# here decides every page anew.
+SOURCE = Path(__file__).read_bytes()
+
+VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+
+# A comment, a raw-text element whole, or a start or end tag (quoted attribute values may hold ">").
+TOKEN = re.compile(
+    r"<!--.*?-->"
+    r"|<(script|style)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>.*?</\1\s*>"
+    r"|<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S | re.I)
+# One attribute of a start tag: its name, and its value if it has one.
+ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+
+
+def self_closing(rest: str) -> bool:
+    """``<path d="..."/>``, not ``<a href=/x/>`` (an unquoted value that ends in a slash)."""
+    rest = rest.rstrip()
+    return rest.endswith("/") and (len(rest) == 1 or rest[-2] in " \t\n\"'")
+
+
+def attributes_of(rest: str) -> dict[str, str]:
+    """A start tag's attributes (the text after its name), names lower-cased, values unquoted."""
+    return {m[1].lower(): (m[2] or "").strip("\"'") for m in ATTRIBUTE.finditer(rest)}
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """One token: ``kind`` is "start", "end", "raw" (a script or style element, whole) or "comment"."""
+
+    kind: str
+    name: str  # lower-case; "" for a comment
+    rest: str  # a start tag's text after its name (its attributes)
+    start: int
+    end: int
+
+    @property
+    def opens(self) -> bool:
+        """A start tag that leaves its element open: not void, not self-closing."""
+        return self.kind == "start" and self.name not in VOID and not self_closing(self.rest)
+
+
+def tags(fragment: str) -> Iterator[Tag]:
+    for token in TOKEN.finditer(fragment):
+        raw, closing, name, rest = token.groups()
+        if raw:
+            yield Tag("raw", raw.lower(), "", token.start(), token.end())
+        elif name is None:
+            yield Tag("comment", "", "", token.start(), token.end())
+        else:
+            yield Tag("end" if closing else "start", name.lower(), rest, token.start(), token.end())

@@ -1,0 +1,130 @@
+"""Listings convert a post's excerpt only when a template reads it.
+
+Material's blog plugin converts each post's whole Markdown again for every listing that shows it
+(the front page, its year, each of its categories, the author's page), then cuts the HTML at
+``<!-- more -->`` (``Excerpt.render``), and builds each excerpt a Markdown parser of its own when it
+creates it. The site's listings print the post's record, never the excerpt's ``content``, ``more`` or
+``toc``. So each excerpt is created without its parser (its construction is recorded) and converted,
+by Material's own ``Excerpt.render``, the first time anything reads one of those, for the listing
+Material was rendering it for: exactly Material's output, when and only when it is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from markdown import Markdown
+
+
+@dataclass
+class Counts:
+    created: int = 0  # excerpts created without their parser
+    parsers: int = 0  # parsers built since
+    conversions: int = 0
+
+    def summary(self) -> str:
+        return f"listings converted {self.conversions} excerpts (parsers: {self.parsers} of {self.created} built)"
+
+
+class _ParserLater:
+    """Stands in for the Markdown parser while Material's ``Excerpt.__init__`` runs: it records the
+    arguments and the tree processors registered on it, so the parser can be built later."""
+
+    def __init__(self, **arguments: Any) -> None:
+        self.arguments = arguments
+        self.treeprocessors = self
+        self.registered: list[tuple[Any, str, float]] = []
+
+    def register(self, item: Any, name: str, priority: float) -> None:
+        self.registered.append((item, name, priority))
+
+    def build(self) -> Markdown:
+        parser = Markdown(**self.arguments)
+        for item, name, priority in self.registered:
+            parser.treeprocessors.register(item, name, priority)
+        return parser
+
+
+def deferred_excerpt_class(counts: Counts) -> type:
+    """Material's ``Excerpt``, converted on first read, counting into ``counts``."""
+    import material.plugins.blog.structure as structure
+
+    class DeferredExcerpt(structure.Excerpt):
+        def __init__(self, post: Any, config: Any, files: Any) -> None:
+            self.__dict__["_recording"] = True
+            structure.Markdown = _ParserLater  # type: ignore[misc,assignment]
+            try:
+                structure.Excerpt.__init__(self, post, config, files)
+            finally:
+                structure.Markdown = Markdown  # type: ignore[misc]
+                self.__dict__["_recording"] = False
+            counts.created += 1
+
+        @property
+        def md(self) -> Markdown:
+            parser = self.__dict__["_md"]
+            if isinstance(parser, _ParserLater) and not self.__dict__["_recording"]:
+                parser = self.__dict__["_md"] = parser.build()
+                counts.parsers += 1
+            return parser
+
+        @md.setter
+        def md(self, value: Markdown) -> None:
+            self.__dict__["_md"] = value
+
+        def render(self, page: Any, separator: str) -> None:
+            self.__dict__["_deferred_view"] = (page, separator)
+            # Material sets the Markdown it converts here; it is cheap and the same for every view.
+            self.markdown = self.post.markdown
+            if not self.post._title_from_render:
+                self.markdown = "\n\n".join([f"# {self.post.title}", self.markdown])
+
+        def _rendered(self) -> dict[str, Any]:
+            state = self.__dict__
+            pending = state.get("_deferred_view")
+            if pending is None or state.get("_converting"):  # Material's render reads what it just set
+                return {"content": state.get("_content"), "more": state.get("_more"), "toc": state.get("_toc")}
+            page, separator = pending
+            done = state.setdefault("_deferred_done", {})
+            if id(page) not in done:
+                state["_more"], state["_converting"] = None, True
+                try:
+                    structure.Excerpt.render(self, page, separator)  # sets content, more, toc
+                finally:
+                    state["_converting"] = False
+                counts.conversions += 1
+                done.clear()  # only the view being rendered now can read it again
+                done[id(page)] = {"content": state["_content"], "more": state["_more"], "toc": state["_toc"]}
+            return done[id(page)]
+
+        content = property(lambda self: self._rendered()["content"],
+                           lambda self, value: self.__dict__.__setitem__("_content", value))
+        more = property(lambda self: self._rendered()["more"],
+                        lambda self, value: self.__dict__.__setitem__("_more", value))
+        toc = property(lambda self: self._rendered()["toc"],
+                       lambda self, value: self.__dict__.__setitem__("_toc", value))
+
+    return DeferredExcerpt
+
+
+def install(on: bool, counts: Counts) -> type | None:
+    """The blog plugin creates its excerpts from its module's ``Excerpt``: this build's class (or
+    Material's own, when off). Returns the class, to convert excerpts made before."""
+    import material.plugins.blog.plugin as blog_plugin
+    import material.plugins.blog.structure as structure
+
+    deferred = deferred_excerpt_class(counts) if on else None
+    blog_plugin.Excerpt = deferred or structure.Excerpt  # type: ignore[misc]
+    return deferred
+
+
+def defer(page: Any, deferred: type | None) -> None:
+    """An excerpt made before the class was installed becomes a deferred one."""
+    import material.plugins.blog.structure as structure
+
+    excerpt = getattr(page, "excerpt", None)
+    if deferred is not None and type(excerpt) is structure.Excerpt:
+        more = excerpt.__dict__.pop("more", None)
+        excerpt.__class__ = deferred
+        excerpt.__dict__.update(_more=more, _md=excerpt.__dict__.pop("md"), _recording=False)

@@ -1,0 +1,184 @@
+"""The build's shortcuts, in-process: the one git log answers as the git-revision-date plugin's own
+per-file calls; the cards' cache key holds every input; compiled templates come from the cache until
+they change; the markup repairs, run only near their attributes, equal running them everywhere.
+(Whole builds with and without the shortcuts: tests/build/test_speed.py.)"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import jinja2
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mkdocs_git_revision_date_localized_plugin.util import Util
+
+from mlblog.pages import markup as repair_markup
+from mlblog.publish import cards as social_cards
+from mlblog.render.cache import Cache
+from mlblog.speed import git_history as read_git_history
+from mlblog.speed import templates as cache_templates
+
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
+
+
+def git(repo: Path, *args: str, when: int | None = None) -> str:
+    env = dict(GIT_ENV)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def commit(repo: Path, message: str, when: int) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)
+
+
+def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "docs" / "sub").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    body = "".join(f"line {n} of a file long enough for git to see a rename\n" for n in range(30))
+    for name in ("kept.md", "renamed.md", "moved-and-edited.md", "spaced.md", "gone.md", "sub/deep.md"):
+        (repo / "docs" / name).write_text(f"# {name}\n{body}")
+    commit(repo, "first", 1_000_000_000)
+    (repo / "docs" / "kept.md").write_text(f"# kept, edited\n{body}")
+    (repo / "docs" / "spaced.md").write_text(f"# spaced.md \n{body}\n\n")  # whitespace only
+    commit(repo, "edit", 1_000_100_000)
+    git(repo, "tag", "v1")
+    git(repo, "tag", "-a", "annotated", "-m", "an annotated tag")
+    git(repo, "mv", "docs/renamed.md", "docs/renamed-now.md")
+    commit(repo, "rename", 1_000_200_000)
+    git(repo, "mv", "docs/moved-and-edited.md", "docs/sub/moved.md")
+    (repo / "docs" / "sub" / "moved.md").write_text(f"# moved\n{body}extra\n")
+    commit(repo, "rename and edit", 1_000_300_000)
+    (repo / "docs" / "gone.md").unlink()
+    commit(repo, "delete", 1_000_400_000)
+    (repo / "docs" / "gone.md").write_text("# back again\n")
+    commit(repo, "re-add", 1_000_500_000)
+    (repo / "docs" / "new.md").write_text("# never committed\n")
+
+    history = read_git_history.History(read_git_history.git(
+        str(repo), "log", "-M", "--name-status", "--no-show-signature", f"--format={read_git_history.COMMIT}%H %at"))
+    util = Util({"enable_git_follow": True, "fallback_to_build_date": True}, str(repo))
+    names = sorted(p.relative_to(repo).as_posix() for p in (repo / "docs").rglob("*.md"))
+    assert len(names) == 7
+    for name in names:
+        if name == "docs/new.md":  # left to the plugin, whose fallback is the build date
+            assert history.last_revision(name) is None and history.creation(name) is None
+            continue
+        assert history.last_revision(name) == util.get_git_commit_timestamp(str(repo / name)), name
+        assert history.creation(name) == util.get_git_commit_timestamp(str(repo / name), is_first_commit=True), name
+    tags = read_git_history.tags_by_commit(str(repo))
+    for sha, _ in history.commits:
+        assert tags.get(sha, "") == util._lookup_tag_name_for_commit(sha)
+    assert set(tags.values()) == {"annotated"}  # the first name, as `git tag --points-at` lists them
+
+
+def test_cards_come_from_the_cache_under_every_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = social_cards.card_key("Title", "Line", "Site")
+    assert len({base, social_cards.card_key("Title!", "Line", "Site"), social_cards.card_key("Title", "Line!", "Site"),
+                social_cards.card_key("Title", "Line", "Site!")}) == 4
+    monkeypatch.setattr(social_cards, "DRAWING_VERSION", "changed")
+    assert social_cards.card_key("Title", "Line", "Site") != base
+    monkeypatch.setattr(social_cards.PIL, "__version__", "0.0")
+    assert social_cards.card_key("Title", "Line", "Site") != base
+    cache = Cache(tmp_path, "cards")
+    cache.put(social_cards.card_key("Title", "Line", "Site"), b"kept", ".png")
+    assert social_cards.png("Title", "Line", "Site", cache) == b"kept"  # drawn once, then read
+
+
+def template_environment(folder: Path, counts: dict[str, int], on: bool = True, **filters: object
+                         ) -> jinja2.Environment:
+    """A fresh environment, as MkDocs makes one per build, with the template cache in it."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), auto_reload=False)
+    env.filters.update(filters)
+    env.bytecode_cache = cache_templates.TemplateCache(Cache(folder / "cache", "templates", on), counts)
+    return env
+
+
+def test_templates_come_from_the_cache_until_they_change(tmp_path: Path) -> None:
+    (tmp_path / "base.html").write_text("<p>{% block body %}{% endblock %}</p>")
+    page = tmp_path / "page.html"
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | upper }} one{% endblock %}')
+    on = [True]
+
+    def render(**filters: object) -> tuple[str, dict[str, int]]:
+        counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
+        html = template_environment(tmp_path, counts, on[0], **filters).get_template("page.html").render(title="t")
+        return html, counts
+
+    assert render() == ("<p>T one</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    assert render() == ("<p>T one</p>", {"loaded": 2, "compiled": 0, "not_kept": 0})  # the next build
+    page.write_text(page.read_text().replace("one", "two"))
+    assert render() == ("<p>T two</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})  # the edit shows
+    # A filter that is not Jinja's, on a literal, runs when the template compiles: never kept.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ "x" | mark }}{% endblock %}')
+    # (A new filter is a new environment key: base.html is compiled again once too.)
+    assert render(mark=lambda v: v + "1") == ("<p>x1</p>", {"loaded": 0, "compiled": 2, "not_kept": 1})
+    assert render(mark=lambda v: v + "2") == ("<p>x2</p>", {"loaded": 1, "compiled": 1, "not_kept": 1})
+    # How a filter is passed its arguments is written into the code: a different filter, a new key.
+    page.write_text('{% extends "base.html" %}{% block body %}{{ title | mark }}{% endblock %}')
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})
+    assert render(mark=jinja2.pass_context(lambda c, v: v + "?")) == (
+        "<p>t?</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+    on[0] = False  # the cache switched off (the plugin's `cache: false`)
+    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
+
+
+def test_environment_key_covers_compile_options() -> None:
+    def key(**options: object) -> str:
+        env = jinja2.Environment(**options)  # type: ignore[arg-type]
+        return cache_templates.environment_key(env)
+
+    base = key()
+    assert key() == base
+    assert len({base, key(trim_blocks=True), key(optimized=False), key(extensions=["jinja2.ext.i18n"]),
+                key(variable_start_string="[[")}) == 5
+    env = jinja2.Environment()
+    env.filters["extra"] = str
+    assert cache_templates.environment_key(env) != base
+
+
+# Tags with the attributes repair_markup removes (and near misses), between stray text, in every
+# arrangement: unclosed tags, stray brackets and quotes, several attributes to remove in one tag.
+TAG = st.builds(lambda name, attributes, close: f"<{name}{''.join(attributes)}{close}",
+                st.sampled_from(["input", "label", "figure", "div", "rect", "line", "path", "svg", "p"]),
+                st.lists(st.sampled_from([
+                    ' type="checkbox"', ' type="radio"', ' type="text"', ' autocomplete="off"', ' tabindex=""',
+                    ' for="__toc"', ' id="__toc"', ' markdown="1"', ' markdown="span"', ' name="n"', ' x1="0"',
+                    ' y1="1"', ' x2="2"', ' y2="4"', ' d="M0"', "\n", " ", '"']), max_size=6),
+                st.sampled_from([">", "/>", "", " >"]))
+MARKUP = st.lists(st.one_of(TAG, st.sampled_from(["a", " ", "<", ">", '"', "\n", "markdown=", 'markdown="x"',
+                                                  'id="__toc"', "<svg>"])), max_size=12).map("".join)
+
+
+def repaired_everywhere(html: str) -> str:
+    """What repair_markup.repair did before it looked only around its attributes."""
+    html = repair_markup.TOGGLE_FIRST_RE.sub(r"\1\2", repair_markup.TOGGLE_RE.sub(r"\1\2", html))
+    html = repair_markup.EMPTY_TABINDEX_RE.sub(r"\1", html)
+    if 'id="__toc"' not in html:
+        html = repair_markup.TOC_LABEL_RE.sub(r"\1", html)
+    if "<svg" in html:
+        html = repair_markup.SVG_NAME_RE.sub(r"\1", html)
+        for _ in range(4):
+            html = repair_markup.SVG_PATH_COORD_RE.sub(r"\1", html)
+    return repair_markup.MARKDOWN_ATTR_RE.sub(r"\1", html)
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=500)
+@given(html=MARKUP)
+def test_repairs_near_their_attributes_are_repairs_everywhere(html: str) -> None:
+    assert repair_markup.repair(html) == repaired_everywhere(html)
+
+
+def test_repairs_still_repair() -> None:
+    page = ('<svg><path d="M0" x1="0" y1="1"/></svg><label class="l" tabindex="">x</label>'
+            '<input type="checkbox" autocomplete="off" id="__drawer"><figure class="f" markdown="0">')
+    assert repair_markup.repair(page) == ('<svg><path d="M0"/></svg><label class="l">x</label>'
+                                          '<input type="checkbox" id="__drawer"><figure class="f">')
+
+
