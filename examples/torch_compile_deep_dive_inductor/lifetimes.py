@@ -80,6 +80,11 @@ class Timeline:
                 "returned": self.returned}
 
 
+def storage_id(n: int) -> str:
+    """The n-th allocation's id: A, B, C, ... (letters, so that they read as no symbolic size s0)."""
+    return chr(ord("A") + n) if n < 26 else f"Z{n}"
+
+
 def timeline(body: list[str], input_bytes: dict[str, int]) -> Timeline:
     """Replay ``call()`` line by line. ``input_bytes`` gives each ``argN_1`` its size."""
     buffers: dict[str, Buffer] = {}
@@ -101,7 +106,7 @@ def timeline(body: list[str], input_bytes: dict[str, int]) -> Timeline:
         elif m := _ALLOC.match(line):
             kind = "alloc"
             name, shape, _, dtype = m.groups()
-            sid = f"s{sum(1 for s in storages if not s.startswith('in:'))}"
+            sid = storage_id(sum(1 for s in storages if not s.startswith("in:")))
             storages[sid] = _numel(shape) * DTYPE_BYTES[dtype]
             owner[sid] = name
             alive.add(sid)
