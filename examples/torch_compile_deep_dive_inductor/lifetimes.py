@@ -31,6 +31,13 @@ _UNPACK = re.compile(r"^((?:arg\w+, )*arg\w+),? = args$")
 _NAME = re.compile(r"\b((?:buf|arg)\w*\d+(?:_\d+)?)\b")
 
 
+def triton_kernels(module_source: str) -> dict[str, str]:
+    """Each Triton kernel a wrapper module defines: its name and the source string it passes to
+    ``async_compile.triton``, in the order of the module."""
+    return dict(re.findall(r"^(triton_\w+) = async_compile\.triton\('\w+', '''\n(.*?\n)''', device_str",
+                           module_source, re.S | re.M))
+
+
 def call_body(module_source: str) -> list[str]:
     """The stripped lines of ``def call(self, args):`` in a wrapper module, up to its return."""
     lines = module_source.splitlines()

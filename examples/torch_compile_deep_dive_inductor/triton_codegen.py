@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import capture  # noqa: E402  (sets the cache environment before torch is imported)
+import lifetimes  # noqa: E402
 import programs  # noqa: E402
 import torch  # noqa: E402
 import torch._inductor.config as inductor_config  # noqa: E402
@@ -160,33 +161,15 @@ def normalise(logged: str) -> str:
     return re.sub(r"<cache>/tmp\w+/", "<cache>/", capture.normalise(logged.split("\n", 1)[1]))
 
 
-def kernel_names(module: str) -> list[str]:
-    return re.findall(r"^(triton_\w+) = async_compile\.triton\(", module, re.M)
-
-
-def kernel_source(module: str, name: str) -> str:
-    """The Triton source string the module passes to async_compile.triton for kernel NAME."""
-    m = re.search(rf"^{name} = async_compile\.triton\('{name}', '''\n(.*?)\n''', device_str",
-                  module, re.S | re.M)
-    assert m, name
-    return m.group(1) + "\n"
-
-
-def call_body(module: str) -> list[str]:
-    """The lines of call() after the `with torch.cuda._DeviceGuard(0):` line, dedented."""
-    lines = module.split("    def call(self, args):\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    return [line.strip() for line in lines]
-
-
 def write_program(out: Path, key: str, module: str, records: dict[str, list[str]]) -> dict:
     """Write one program's module, call() and logs into OUT; return its summary record."""
-    files = {"output_code": module, "call": "\n".join(call_body(module)) + "\n",
+    files = {"output_code": module, "call": "\n".join(lifetimes.call_body(module)) + "\n",
              "fusion": capture.fusion_log(records["fusion"])}
     for name in ("ir_pre_fusion", "ir_post_fusion", "post_grad_graphs"):
         files[name] = capture.normalise("\n".join(records[name]))
     for name, text in files.items():
         (out / f"{key}_{name}.txt").write_text(text, encoding="utf-8")
-    return {"kernels": kernel_names(module),
+    return {"kernels": list(lifetimes.triton_kernels(module)),
             "extern_calls": re.findall(r"^\s+(extern_kernels\.\w+)\(", module, re.M),
             "memory_log": records["memory"]}
 
