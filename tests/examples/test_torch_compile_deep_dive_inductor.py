@@ -465,3 +465,16 @@ except AssertionError as exc:
     assert proc.returncode == 0, proc.stderr
     compiled, eager = re.findall(r"= ([\d.e-]+)", proc.stdout)
     assert float(compiled) < 1e-6 and float(eager) > 2e-4
+
+
+def test_post_quotes_the_cuda_outputs():
+    """The CUDA section's names and numbers are the committed summaries'."""
+    text = POST.read_text(encoding="utf-8")
+    cuda = json.loads((CUDA_DIR / "summary.json").read_text(encoding="utf-8"))["programs"]
+    h200 = json.loads((H200_DIR / "summary.json").read_text(encoding="utf-8"))["inductor_programs"]
+    assert cuda["mlp"]["kernels"][2] in text and cuda["realize"]["kernels"][0] in text
+    assert "triton_per_fused__softmax_exp_prepare_softmax_online_sub_2" in h200["mlp"]["kernels"]
+    (decision,) = cuda["mlp"]["reuse_decisions"]
+    assert f"{decision['overall_peak']:,}" in text and f"{decision['peak_between']:,}" in text
+    for program in ("mlp", "realize_demo"):
+        assert f"{h200[program]['max_abs_err']:.1e}".replace("e-0", "e-") in text, program
