@@ -113,9 +113,17 @@ def test_mlp_frees_where_expected(fresh):
     # frees of buf4, buf5, buf7 were popped by memory_plan_reuse.
     assert not [line for line in body if re.fullmatch(r"del buf\d+", line)]
     assert kinds.count("free") == 4 and body[-1] == "return (buf8, )"
-    # Input asserts are deferred to the first reader; source comments include unrealized args.
+    # Input asserts are deferred to the first reader (the second mm reads arg2_1), but the C++
+    # backend writes a kernel's call at its flush, after the assert: the relu's call comes next.
     assert body.index("assert_size_stride(arg3_1, (64, 64), (64, 1), 'input')") > body.index(
         "extern_kernels.mm(buf1, arg2_1, out=buf2)")
+    i = body.index("assert_size_stride(arg2_1, (64, 64), (64, 1), 'input')")
+    assert body[i + 1] == "cpp_fused_relu_0(buf1)"
+    assert body[i + 2:i + 5] == ["buf2 = empty_strided_cpu((32, 64), (64, 1), torch.float32)",
+                                 "# Topologically Sorted Source Nodes: [h, matmul_1], "
+                                 "Original ATen: [aten.relu, aten.mm]",
+                                 "extern_kernels.mm(buf1, arg2_1, out=buf2)"]
+    # Source comments include unrealized args.
     i = body.index("extern_kernels.mm(buf1, arg2_1, out=buf2)")
     assert body[i - 1] == ("# Topologically Sorted Source Nodes: [h, matmul_1], "
                            "Original ATen: [aten.relu, aten.mm]")
@@ -431,7 +439,14 @@ def test_h200_wrapper_is_2_13_wrapper_but_for_input_checks():
     for h200, ours in (("mlp_call", "mlp_call"), ("realize_call", "realize_call")):
         assert normalised(_h200(h200).splitlines()) == normalised(_cuda(CUDA_DIR, ours).splitlines())
     mlp = _cuda(CUDA_DIR, "mlp_call").splitlines()
-    # 2.13 checks each input just before its first reader: arg3_1 after two matmuls.
+    # 2.13 checks each input just before its first reader's lines (launches are written node by
+    # node on CUDA): arg2_1 right before the second mm, after the relu's launch; arg3_1 after two
+    # matmuls.
+    i = mlp.index("assert_size_stride(arg2_1, (64, 64), (64, 1), 'input')")
+    assert mlp[i - 1] == "triton_poi_fused_relu_0.run(buf1, 2048, stream=raw_stream0)"
+    assert mlp[i + 1:i + 3] == ["arg2_1 = copy_if_misaligned(arg2_1)",
+                                "buf2 = empty_strided_cuda((32, 64), (64, 1), torch.float32)"]
+    assert mlp[i + 4] == "extern_kernels.mm(buf1, arg2_1, out=buf2)"
     assert mlp.index("arg3_1 = copy_if_misaligned(arg3_1)") > mlp.index(
         "extern_kernels.mm(buf1, arg2_1, out=buf2)")
 
