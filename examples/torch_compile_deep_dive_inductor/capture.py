@@ -10,9 +10,6 @@ the whole pipeline instead of loading an earlier result:
   mlp_pooled     the same graph with config.memory_planning=True (pools)
   realize_demo   default config, to show which values lowering realizes
 
-and one attempt to compile realize_demo with config.cpu_backend="triton", whose error says
-whether this install can write Triton source at all.
-
 For each it records what TORCH_LOGS="output_code,ir_pre_fusion,ir_post_fusion,fusion" would
 print, plus the INFO messages of torch._inductor.memory (reorder_for_peak_memory's estimates),
 checks the compiled results against eager, and writes the artifacts and capture.json into
@@ -110,23 +107,30 @@ def kernel_source(module: str, name: str) -> str:
 
 
 def warm_up_vml() -> None:
-    """Resolve oneMKL's VML dispatch for sin, cos and exp on one thread, before eager uses them.
+    """Call sin, cos and exp once on one thread, in float32 and float64, before eager uses them.
 
-    Eager float32 sin/cos/exp on the CPU call oneMKL's vector math (at::vml, in VML_HA mode).
-    oneMKL picks a function's kernel on its first call, and concurrent first calls from ATen's
-    worker threads can run a low-accuracy kernel on one thread's chunk (pytorch/pytorch#188792,
-    oneMKL 2024.2, the version this wheel bundles; upstream's fix, #188791, is the same one-element
-    warm-up). Without it, eager's own sin/cos can be off by about 1e-4 in an unlucky process.
+    Eager sin/cos/exp on the CPU call oneMKL's vector math (at::vml, in VML_HA mode), which picks
+    a function's kernel on its first call. pytorch/pytorch#188792 documents that concurrent first
+    calls from ATen's worker threads can then run a low-accuracy kernel on one thread's chunk
+    (oneMKL 2024.2, the version this wheel bundles); the fix proposed there, #188791, is this
+    one-element warm-up. An earlier version of this script, without it, twice saw eager and
+    compiled differ by up to 2.8e-4; that race fits, but we never reproduced the difference, so it
+    is the documented cause that fits rather than one observed here. The float64 calls warm up
+    the functions the reference uses as well.
     """
-    for op in (torch.sin, torch.cos, torch.exp):
-        op(torch.zeros(1))
+    for dtype in (torch.float32, torch.float64):
+        for op in (torch.sin, torch.cos, torch.exp):
+            op(torch.zeros(1, dtype=dtype))
 
 
 def check_against_eager(got: tuple, want: tuple, reference: tuple) -> None:
-    """Compiled within 1e-5 of eager; on a mismatch, name the side that is off the float64 value."""
+    """Compiled within 1e-5 of eager; on a mismatch, say how far each side is from float64.
+
+    The diagnosis assumes the float64 reference is right (its functions are warmed up too)."""
     for g, w, r in zip(got, want, reference, strict=True):
         def diagnosis(msg: str, g=g, w=w, r=r) -> str:
-            return (f"{msg}\nmax |compiled - float64| = {(g.double() - r).abs().max():.3g}, "
+            return (f"{msg}\nassuming the float64 reference is right: "
+                    f"max |compiled - float64| = {(g.double() - r).abs().max():.3g}, "
                     f"max |eager - float64| = {(w.double() - r).abs().max():.3g}")
         torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5, msg=diagnosis)
 
@@ -185,15 +189,6 @@ def main(argv: list[str] | None = None) -> None:
             "memory_log": records["memory"],
         }
         print(f"{key:12s} compiled + first call {seconds:6.2f} s; kernels: {', '.join(kernels)}")
-    # Can this CPU-only install write Triton source? Ask for the Triton backend on the CPU.
-    torch._dynamo.reset()
-    try:
-        with inductor_config.patch(cpu_backend="triton"):
-            torch.compile(programs.realize_demo)(*programs.realize_inputs())
-        summary["cpu_backend_triton"] = "compiled"
-    except Exception as exc:  # noqa: BLE001  (the error itself is the result)
-        summary["cpu_backend_triton"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    print("cpu_backend='triton':", summary["cpu_backend_triton"])
     for name, text in files.items():
         (out / "capture" / f"{name}.txt").write_text(text, encoding="utf-8")
     (out / "capture.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
