@@ -13,6 +13,7 @@ fails here.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import socket
 import struct
@@ -120,6 +121,7 @@ def listening_ports() -> set[int]:
     return ports
 
 
+@functools.cache
 def elf_symbols(path: Path) -> dict[str, int]:
     """Name -> st_value of every function in an ELF64 file's .symtab (the local ones included).
 
@@ -144,6 +146,7 @@ def elf_symbols(path: Path) -> dict[str, int]:
     return out
 
 
+@functools.cache
 def internal_function(lib: ctypes.CDLL, mangled: str, restype, *argtypes):
     """A callable for a function the library does not export, at load base + its symbol value.
 
