@@ -24,7 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-SUBSYS = "INIT,BOOTSTRAP,ENV,P2P,SHM,NET,GRAPH,ALLOC,PROXY"
+# ALLOC_HOST and DESTROY exist at 2.30.7 (src/debug.cc) but not at 2.28.9: the shared-memory
+# allocation and "Destroy COMPLETE" lines moved there. 2.28.9 ignores names it does not know.
+SUBSYS = "INIT,BOOTSTRAP,ENV,P2P,SHM,NET,GRAPH,ALLOC,ALLOC_HOST,PROXY,DESTROY"
 HERE = Path(__file__).resolve()
 
 
