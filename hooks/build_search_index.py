@@ -174,7 +174,7 @@ _serving = False
 
 def on_startup(*, command: str, dirty: bool) -> None:
     global _serving
-    _serving = command == "serve"
+    _serving = command == "serve" and "background_index" not in os.environ.get("ML_BLOG_SPEEDUPS_OFF", "").split(",")
 
 
 def on_pre_build(*, config: MkDocsConfig) -> None:

@@ -14,23 +14,27 @@ import hashlib
 import os
 import re
 import reprlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import speedups
 import yaml
+from external_resources import externals, is_external, line_of
 from post_schema import (
     AUTHORS_FILE,
     CATEGORIES,
     EXCERPT_MARKER,
+    FORBIDDEN_CHARACTER,
     POSTS_DIR,
     Author,
     FrontMatter,
     ImpossibleDate,
     Post,
+    character_problem,
     nearest,
+    texts_of,
 )
 from pydantic import ValidationError
 
@@ -46,12 +50,16 @@ class Problem:
     level: Literal["error", "warning"] = field(default="error", compare=False)
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.where}: {self.message}"
+        # A value quoted back may hold a control character (an ANSI escape would restyle the
+        # author's terminal): shown as an escape, never as itself.
+        text = f"{self.file}: {self.where}: {self.message}"
+        return FORBIDDEN_CHARACTER.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
-def format_problems(problems: Sequence[Problem], what: str = "problem") -> str:
+def format_problems(problems: Sequence[Problem], what: str = "problem",
+                    scope: str = "blog posts (paths relative to docs/)") -> str:
     noun = what if len(problems) == 1 else what + "s"
-    lines = [f"{len(problems)} {noun} in blog posts (paths relative to docs/):"]
+    lines = [f"{len(problems)} {noun} in {scope}:"]
     lines += [f"  - {p}" for p in problems]
     return "\n".join(lines)
 
@@ -192,7 +200,7 @@ reused_front_matters = [0]
 
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
-    if source.unclosed or source.front_matter is None or not speedups.enabled():
+    if source.unclosed or source.front_matter is None or not speedups.enabled("check_memo"):
         return _parse_front_matter(rel, source)
     key = (rel, source.front_matter)
     kept = _front_matters.get(key)
@@ -326,6 +334,7 @@ SNIPPET_SPEC_RE = re.compile(r"^(.*?)(?::(-?\d*(?::-?\d*)?(?:,[-\d:]+)*)|:([a-z]
 INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
 REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
+REF_LABEL_RE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
 EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|#|/)", re.IGNORECASE)
 
 
@@ -345,6 +354,14 @@ def _is_file(path: Path) -> bool:
     return found
 
 
+def _real(path: Path) -> str:
+    """Where a path leads once every link is followed (recorded, so a memo is dropped when it moves)."""
+    real = os.path.realpath(path)
+    if _probes is not None:
+        _probes.append(("real", path, real))
+    return real
+
+
 def _read_text(path: Path) -> str:
     text = path.read_text(encoding="utf-8", errors="replace")
     if _probes is not None:
@@ -355,29 +372,152 @@ def _read_text(path: Path) -> str:
 def _probe_holds(kind: str, path: Path, seen: object) -> bool:
     if kind == "file":
         return path.is_file() == seen
+    if kind == "real":
+        return os.path.realpath(path) == seen
     try:
         return hashlib.sha256(path.read_text(encoding="utf-8", errors="replace").encode()).hexdigest() == seen
     except OSError:
         return False
 
 
-def _snippet_problems(rel: str, lineno: int, spec: str, bases: Sequence[Path]) -> list[Problem]:
-    if "://" in spec:
-        return []
+def inside(real: str, folders: Iterable[Path | str]) -> bool:
+    """Whether a resolved path lies in one of the folders (each resolved too)."""
+    return any(real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+               for top in (os.path.realpath(f) for f in folders))
+
+
+SNIPPET_ACCEPTED = ("Accepted: a path relative to the repository root (pymdownx.snippets base_path) to a text "
+                    "file inside the repository, e.g. examples/<post>/<file>.py")
+MAX_SNIPPET_DEPTH = 10  # files that include files that include files...
+
+
+@dataclass(frozen=True)
+class Included:
+    """A snippet that resolved to a file inside the repository: its path and its text."""
+
+    path: Path
+    text: str
+
+
+def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[Included | None, str | None]:
+    """The file a ``--8<--`` path includes, as pymdownx.snippets finds it (the first base folder
+    that holds it, never above that folder), then checked as pymdownx does not: after following
+    links the file is still inside a base folder, it is a file, and it is UTF-8 text. Returns the
+    file, or what is wrong with the path (without the 'Accepted' part)."""
     m = SNIPPET_SPEC_RE.match(spec.strip())
-    path, section = (m.group(1), m.group(3)) if m else (spec, None)
-    target = next((b / path for b in bases if _is_file(b / path)), None)
-    if target is None:
-        return [Problem(rel, f"line {lineno}", f"the snippet '{path}' does not exist. Accepted: a file "
-                        "path relative to the repository root (pymdownx.snippets base_path), e.g. "
-                        "examples/<post>/<file>.py")]
-    if section:
-        text = _read_text(target)
-        if not re.search(rf"-+8<-+\s+\[\s*start\s*:\s*{re.escape(section)}\s*\]", text):
-            return [Problem(rel, f"line {lineno}", f"the snippet '{path}' has no section '{section}'. "
-                            f"Accepted: a section marked '--8<-- [start:{section}]' ... "
-                            f"'--8<-- [end:{section}]' in that file, or the whole file")]
-    return []
+    path = (m.group(1) if m else spec).strip()
+    if not path:
+        return None, f"the snippet '{spec}' names no file"
+    if re.match(r"^[a-z][a-z0-9+.-]*://", path, re.IGNORECASE):
+        return None, (f"the snippet '{path}' is a URL; the build includes files from the repository only "
+                      "and fetches nothing")
+    found, escapes = None, None
+    for base in bases:
+        top = os.path.abspath(base)
+        candidate = os.path.abspath(os.path.join(top, path))
+        if not candidate.startswith(top.rstrip(os.sep) + os.sep):
+            escapes = candidate  # pymdownx refuses it (restrict_base_path), then reports it missing
+            continue
+        if os.path.lexists(candidate) and (_is_file(Path(candidate)) or os.path.isdir(candidate)
+                                          or os.path.islink(candidate)):
+            found = Path(candidate)
+            break
+    if found is None:
+        if escapes is not None:
+            return None, f"the snippet '{path}' leads outside the repository (to {escapes})"
+        return None, f"the snippet '{path}' does not exist"
+    real = _real(found)
+    if not inside(real, bases):
+        return None, (f"the snippet '{path}' is a link to {real}, outside the repository: the build would "
+                      "publish that file's contents")
+    if not os.path.exists(real):
+        return None, f"the snippet '{path}' is a link to {real}, which does not exist"
+    if not _is_file(found):
+        return None, f"the snippet '{path}' is a folder, not a file"
+    try:
+        text = found.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"the snippet '{path}' is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if _probes is not None:
+        _probes.append(("text", found, hashlib.sha256(text.encode()).hexdigest()))
+    section = m.group(3) if m else None
+    if section and not re.search(rf"-+8<-+\s+\[\s*start\s*:\s*{re.escape(section)}\s*\]", text):
+        return None, (f"the snippet '{path}' has no section '{section}'. A section is marked "
+                      f"'--8<-- [start:{section}]' ... '--8<-- [end:{section}]' in that file")
+    return Included(found, text), None
+
+
+def snippet_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(0-based line, path) of every file a text includes, as pymdownx.snippets reads it: a
+    ``--8<-- "path"`` line, or the paths of a block between two ``--8<--`` lines (';' escapes)."""
+    in_block = False
+    for number, line in enumerate(text.splitlines()):
+        block = SNIPPET_BLOCK_RE.match(line)
+        if block and not block.group(1):
+            in_block = not in_block
+            continue
+        if in_block:
+            if line.strip() and not line.strip().startswith(";"):
+                yield number, line.strip()
+            continue
+        snippet = SNIPPET_LINE_RE.match(line)
+        if snippet and not snippet.group(1):
+            yield number, snippet.group(3)
+
+
+def snippet_problems(rel: str, lineno: int, spec: str, bases: Sequence[Path], *, via: tuple[str, ...] = ()
+                     ) -> tuple[list[Problem], Included | None]:
+    """What is wrong with one included path and, through it, with every file it includes in turn.
+    Returns the problems (at the page's line) and the included file when it resolved."""
+    included, wrong = resolve_snippet(spec, bases)
+    through = "".join(f" (included through {name})" for name in via)
+    if wrong is not None:
+        return [Problem(rel, f"line {lineno}", f"{wrong}{through}. {SNIPPET_ACCEPTED}")], None
+    problems: list[Problem] = []
+    assert included is not None
+    if len(via) < MAX_SNIPPET_DEPTH and ("8<" in included.text):
+        name = spec.strip()
+        for _, nested in snippet_lines(included.text):
+            problems += snippet_problems(rel, lineno, nested, bases, via=(*via, name))[0]
+    return problems, included
+
+
+def external_problems(rel: str, text: str, first_line: int, what: str = "",
+                      own_hosts: frozenset[str] = frozenset()) -> list[Problem]:
+    """Problems for everything in a page's Markdown (code blanked out) or in a file it includes as
+    raw HTML that the reader's browser would fetch from another host."""
+    found = [(e.url, e.what, e.offset) for e in externals(text, own_hosts)]
+    images = {label.lower(): url for label, url in REF_LABEL_RE.findall(text)} if "![" in text else {}
+    for m in MD_IMAGE_RE.finditer(text):
+        url = m.group(1) or images.get((m.group(2) or "").lower(), "")
+        if url and is_external(url, own_hosts):
+            found.append((url, "a Markdown image", m.start()))
+    problems = []
+    for url, kind, offset in sorted(set(found), key=lambda f: f[2]):
+        where = f"line {first_line + line_of(text, offset) - 1}" if not what else f"line {first_line}"
+        problems.append(Problem(rel, where, f"{what}{kind} loads {_plain(url)} from another host; the site "
+                                f"serves everything its pages load itself. {EXTERNAL_ACCEPTED}"))
+    return problems
+
+
+EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
+                     "a reader follows (<a href>, Markdown links) may go to any host")
+# ![alt](url "title") or ![alt][ref] / ![ref][]; reference definitions are REF_DEF_RE.
+MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\]|\\.)*\](?:\(\s*<?([^)\s>]+)>?[^)]*\)|\[([^\]]*)\])")
+
+
+def blank_code(body: str) -> str:
+    """The body with fenced code blocks and inline code spans blanked out (lines kept), so what is
+    left is the Markdown and raw HTML a page is made of."""
+    out, in_fence = [], None
+    for line in body.split("\n"):
+        fence = FENCE_RE.match(line)
+        if fence and (in_fence is None or fence.group(1).startswith(in_fence)):
+            in_fence = fence.group(1)[0] * len(fence.group(1)) if in_fence is None else None
+            out.append("")
+            continue
+        out.append("" if in_fence is not None else INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line))
+    return "\n".join(out)
 
 
 def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> list[Problem]:
@@ -391,7 +531,11 @@ def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> l
         if not path:
             continue
         resolved = (docs_dir / rel).parent / path
-        if not _is_file(resolved):
+        if not inside(os.path.abspath(resolved), [docs_dir]):
+            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' leads outside docs/ (to "
+                                    f"{os.path.abspath(resolved)}), which the site does not publish. "
+                                    "Accepted: a path relative to this file to a page or file under docs/"))
+        elif not _is_file(resolved):
             problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' points to "
                                     f"{Path(os.path.relpath(resolved, docs_dir)).as_posix()}, "
                                     "which does not exist. Accepted: a path relative to this file to a "
@@ -403,7 +547,7 @@ def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None
                   snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
     """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
     global _probes
-    if not speedups.enabled():
+    if not speedups.enabled("check_memo"):
         return _body_problems(rel, body, first_line, docs_dir=docs_dir, snippet_bases=snippet_bases,
                               is_post=is_post)
     key = hashlib.sha256("\0".join((rel, str(first_line), str(docs_dir), repr([str(b) for b in snippet_bases]),
@@ -430,18 +574,23 @@ def _body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | Non
     saw_marker = False
     for offset, line in enumerate(body.splitlines()):
         lineno = first_line + offset
-        # Snippets are expanded before fences are parsed, so they count inside code blocks too.
+        # Snippets are expanded before fences are parsed, so they count inside code blocks too; what
+        # one includes outside a code block is part of the page's HTML, read for external resources.
         block = SNIPPET_BLOCK_RE.match(line)
         if block and not block.group(1):
             in_snippet_block = not in_snippet_block
             continue
-        if in_snippet_block:
-            if line.strip() and not line.strip().startswith(";"):
-                problems += _snippet_problems(rel, lineno, line.strip(), snippet_bases)
-            continue
-        snippet = SNIPPET_LINE_RE.match(line)
+        specs = [line.strip()] if in_snippet_block and line.strip() and not line.strip().startswith(";") else []
+        snippet = SNIPPET_LINE_RE.match(line) if not in_snippet_block else None
         if snippet and not snippet.group(1):
-            problems += _snippet_problems(rel, lineno, snippet.group(3), snippet_bases)
+            specs.append(snippet.group(3))
+        for spec in specs:
+            found, included = snippet_problems(rel, lineno, spec, snippet_bases)
+            problems += found
+            if included is not None and in_fence is None:
+                problems += external_problems(rel, included.text, lineno, f"the included file {spec.strip()}: ")
+        if in_snippet_block:
+            continue
         fence = FENCE_RE.match(line)
         if fence:
             token = fence.group(1)
@@ -463,6 +612,7 @@ def _body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | Non
         if is_post and re.match(r"^#\s+\S", line):
             problems.append(Problem(rel, f"line {lineno}", "a '# ' heading in the body. Accepted: the title "
                                     "comes from the front matter 'title' field only; start sections at '## '"))
+    problems += external_problems(rel, blank_code(body), first_line)
     if is_post and not saw_marker:
         problems.append(Problem(rel, "excerpt", f"the excerpt marker is missing. Accepted: a line "
                                 f"'{EXCERPT_MARKER}' after the opening paragraph"))
@@ -611,6 +761,11 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
     found: dict[str, Author] = {}
     problems = []
     for aid, info in authors.items():
+        wrong = next((w for where, text in texts_of(info, f"authors.{aid}")
+                      if (w := character_problem(text, multiline=where.endswith(".description"), at=where))), None)
+        if wrong is not None:
+            problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", wrong))
+            continue
         if not isinstance(info, dict) or not str(info.get("name", "")).strip():
             problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", "needs a 'name'. Accepted: "
                                     "{name: ..., description: ..., avatar: local path}"))
@@ -622,6 +777,38 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
                                     "path to an image under docs/"))
         found[str(aid)] = Author(str(aid), str(info["name"]).strip())
     return found, problems
+
+
+def linked_out_problem(rel: str, path: Path, repository: Path) -> Problem | None:
+    """A file under docs/ that leads, through a link, outside the repository: the build would
+    publish whatever it points to (a CI runner's secrets, /etc/passwd)."""
+    real = os.path.realpath(path)
+    if inside(real, [repository]):
+        return None
+    return Problem(rel, "file", f"is a link to {real}, outside the repository: the build would publish "
+                   "that file. Accepted: a file inside the repository (copy it in, or link to a file inside)")
+
+
+def docs_link_problems(docs_dir: Path, repository: Path) -> list[Problem]:
+    """Every file (or folder) under docs/ that a link takes outside the repository, found as MkDocs
+    walks docs/ (following links), each folder once."""
+    problems, seen = [], set()
+    for folder, dirs, files in os.walk(docs_dir, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:  # a link back into a folder already walked: MkDocs would loop there
+            dirs[:] = []
+            continue
+        seen.add(real)
+        for name in [*dirs, *files]:
+            path = Path(folder) / name
+            if os.path.islink(path):
+                rel = path.relative_to(docs_dir).as_posix()
+                problem = linked_out_problem(rel, path, repository)
+                if problem is not None:
+                    problems.append(problem)
+                    if name in dirs:
+                        dirs.remove(name)
+    return problems
 
 
 def post_files(docs_dir: Path) -> list[str]:
@@ -636,15 +823,19 @@ def _read(docs_dir: Path, rel: str) -> tuple[str | None, Problem | None]:
 
 
 def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iterable[str] = (),
-              snippet_bases: Sequence[Path] | None = None, today: dt.date | None = None
-              ) -> tuple[list[Post], list[Problem]]:
+              snippet_bases: Sequence[Path] | None = None, today: dt.date | None = None,
+              repository: Path | None = None) -> tuple[list[Post], list[Problem]]:
     """Check every post under docs/blog/posts (or the given posts), and the bodies of other pages.
 
     Snippet paths resolve against ``snippet_bases`` (mkdocs.yml's base_path), by default the folder
-    holding docs/. Returns the records of the valid posts and every problem, sorted.
+    holding docs/. With ``repository`` (the folder of mkdocs.yml), every file under docs/ must also
+    stay inside it once links are followed. Returns the records of the valid posts and every
+    problem, sorted.
     """
     snippet_bases = [docs_dir.parent] if snippet_bases is None else snippet_bases
     authors, problems = load_authors(docs_dir)
+    if repository is not None:
+        problems += docs_link_problems(docs_dir, repository)
     ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
     posts = []
     for rel in post_files(docs_dir) if files is None else files:

@@ -80,7 +80,7 @@ Say in one paragraph what question this post answers and what the reader can do 
 def check(docs: Path) -> int:
     pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
                    if not p.relative_to(docs).as_posix().startswith(POSTS_DIR + "/"))
-    posts, problems = check_all(docs, pages=pages, snippet_bases=[docs.parent])
+    posts, problems = check_all(docs, pages=pages, snippet_bases=[docs.parent], repository=docs.parent)
     if problems:
         print(format_problems(problems), file=sys.stderr)
         return 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -54,6 +54,52 @@ def nearest(value: str, choices: Iterable[str]) -> str:
     lowered = {c.lower(): c for c in choices}
     match = difflib.get_close_matches(value.lower(), list(lowered), n=1, cutoff=0.6)
     return f" Did you mean '{lowered[match[0]]}'?" if match else ""
+
+
+# Characters no text field may hold: C0 and C1 controls other than tab and newline (a bell or an
+# ANSI colour code pasted from a terminal), and what XML 1.0 cannot carry at all (lone surrogates,
+# U+FFFE, U+FFFF), which would stop every reader's feed from parsing. U+2028/U+2029 are line breaks.
+FORBIDDEN_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]")
+# Fields whose text may run over several lines (it is folded into one when shown).
+MULTILINE_FIELDS = frozenset({"description", "rss"})
+_CONTROL_NAMES = {0x00: "null", 0x07: "bell", 0x08: "backspace", 0x0A: "line feed", 0x0D: "carriage return",
+                  0x1B: "escape", 0x7F: "delete", 0x85: "next line", 0x2028: "line separator",
+                  0x2029: "paragraph separator"}
+
+
+def character_problem(value: str, *, multiline: bool, at: str = "") -> str | None:
+    """What is wrong with a text field's characters (``at``: which part of the field), or None."""
+    bad = FORBIDDEN_CHARACTER.search(value) or (None if multiline else re.search("[\n\r]", value))
+    if bad is None:
+        return None
+    code = ord(bad.group(0))
+    name = _CONTROL_NAMES.get(code) or ("a surrogate" if 0xD800 <= code < 0xE000 else
+                                        "a noncharacter" if code >= 0xFFFE else "a control character")
+    lines = "; line breaks only in description and rss.feed_description" if not multiline else ""
+    return (f"{at + ' ' if at else ''}contains U+{code:04X} ({name}) at character {bad.start() + 1}, "
+            f"which feeds and pages cannot carry. Accepted: printable text (tabs allowed{lines})")
+
+
+def texts_of(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(where, text) of every string in a YAML value: mapping keys, values and list items. A list
+    or mapping reached twice (a YAML alias, as in a "billion laughs" bomb) is read once."""
+    seen: set[int] = set()
+
+    def walk(item: Any, where: str) -> Iterator[tuple[str, str]]:
+        if isinstance(item, str):
+            yield where, item
+        elif isinstance(item, dict | list | tuple):
+            if id(item) in seen:
+                return
+            seen.add(id(item))
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                name = (f"{where}.{key}" if where else str(key)) if isinstance(item, dict) else f"{where}[{key}]"
+                if isinstance(key, str) and isinstance(item, dict):
+                    yield f"{name} (a key)", key
+                yield from walk(child, name)
+
+    yield from walk(value, path)
 
 
 def rule_error(message: str) -> PydanticCustomError:
@@ -199,6 +245,16 @@ class FrontMatter(BaseModel):
     rss: dict[Literal["feed_description"], str] | None = Field(
         None, description="Per-post feed overrides: {feed_description: text}."
     )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _printable(cls, v: Any, info: Any) -> Any:
+        for where, text in texts_of(v):
+            at = f"{info.field_name}{'' if where.startswith('[') else '.'}{where}" if where else ""
+            wrong = character_problem(text, multiline=info.field_name in MULTILINE_FIELDS, at=at)
+            if wrong is not None:
+                raise rule_error(wrong)
+        return v
 
     @field_validator("title")
     @classmethod

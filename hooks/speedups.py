@@ -22,7 +22,11 @@ T = TypeVar("T")
 ENVIRONMENT = "ML_BLOG_SPEEDUPS"
 
 
-def enabled() -> bool:
+def enabled(name: str = "") -> bool:
+    """Whether the shortcuts are on; ``name`` also asks ML_BLOG_SPEEDUPS_OFF (a comma list of single
+    mechanisms switched off, which benchmarks/ablation.py uses)."""
+    if name and name in os.environ.get("ML_BLOG_SPEEDUPS_OFF", "").split(","):
+        return False
     return os.environ.get(ENVIRONMENT, "").strip().lower() not in {"off", "0", "false", "no"}
 
 
@@ -43,7 +47,7 @@ class PageMemo:
         self.hits = 0
 
     def __call__(self, html: str) -> T:
-        if not enabled():
+        if not enabled("page_memo"):
             return self.function(html)
         key = hashlib.blake2b(html.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         found = self.kept.get(key)

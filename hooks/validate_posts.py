@@ -64,7 +64,8 @@ def _check_posts(files: Files, *, config: MkDocsConfig) -> Files:
     post_uris = [uri for uri in pages if uri.startswith(POSTS_DIR + "/")]
     others = [uri for uri in pages if not uri.startswith(POSTS_DIR + "/")]
     records, problems = check_all(Path(config.docs_dir), post_uris, pages=others,
-                                  snippet_bases=_snippet_bases(config))
+                                  snippet_bases=_snippet_bases(config),
+                                  repository=Path(config.config_file_path).resolve().parent)
     if any(p.level == "error" for p in problems):
         raise PluginError(format_problems(problems))
     for problem in problems:

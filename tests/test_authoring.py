@@ -140,6 +140,16 @@ def test_serve_shows_a_broken_post_and_recovers_and_watches_examples(tmp_path: P
         # Fix it: the page is back.
         site.write_post("p.md", good)
         wait_for(url, lambda status, text: status == 200 and "first version" in text)
+        # Include a file that leads outside the repository: refused in the page, its contents never shown.
+        (tmp_path / "secret.txt").write_text("the runner's token\n", encoding="utf-8")
+        (included.parent / "leak.txt").symlink_to(tmp_path / "secret.txt")
+        site.write_post("p.md", post(body=body.replace("shown.py", "leak.txt")))
+        status, text = wait_for(url, lambda status, text: status == 500)
+        assert "blog/posts/p.md: line 18: the snippet &#x27;examples/fixture_post/leak.txt&#x27; is a link to " \
+            f"{tmp_path / 'secret.txt'}, outside the repository" in text
+        assert "runner&#x27;s token" not in text
+        site.write_post("p.md", good)
+        wait_for(url, lambda status, text: status == 200 and "first version" in text)
         # A file included from examples/ is watched too.
         included.write_text("print('second version')\n", encoding="utf-8")
         wait_for(url, lambda status, text: status == 200 and "second version" in text)

@@ -22,6 +22,8 @@ CATS = ", ".join(post_schema.CATEGORIES)
 KEYS = ", ".join(post_schema.FrontMatter.model_fields)
 ISO = "Accepted: an unquoted ISO date such as 2026-05-11 (or 2026-05-11 09:30:00 with a time)"
 LINK_FIX = "Accepted: a link pinned to a tag or commit, e.g. .../blob/v2.13.0/..."
+SNIPPET_FIX = ("Accepted: a path relative to the repository root (pymdownx.snippets base_path) to a text "
+               "file inside the repository, e.g. examples/<post>/<file>.py")
 BODY = "Opening.\n\n<!-- more -->\n\n"
 # The "billion laughs": l8 stands for 10**9 items, which a plain repr() in a message would print in full.
 LAUGHS = "l0: &l0 [ha, ha, ha, ha, ha, ha, ha, ha, ha, ha]\n" + "".join(
@@ -162,15 +164,13 @@ BAD_POSTS: dict[str, tuple[str, list[str]]] = {
     "unpinned master tree link": (post(body=BODY + "https://github.com/NVIDIA/nccl/tree/master/src\n"), [
         f"line 15: link to the moving branch 'master' (https://github.com/NVIDIA/nccl/tree/master/...). {LINK_FIX}"]),
     "missing snippet": (post(body=BODY + '```python\n--8<-- "examples/no_such_post/missing.py"\n```\n'), [
-        "line 16: the snippet 'examples/no_such_post/missing.py' does not exist. Accepted: a file path "
-        "relative to the repository root (pymdownx.snippets base_path), e.g. examples/<post>/<file>.py"]),
+        f"line 16: the snippet 'examples/no_such_post/missing.py' does not exist. {SNIPPET_FIX}"]),
     "missing snippet in a block": (post(body=BODY + "--8<--\nexamples/common/svgplot.py\nexamples/gone.py\n--8<--\n"), [
-        "line 17: the snippet 'examples/gone.py' does not exist. Accepted: a file path relative to the "
-        "repository root (pymdownx.snippets base_path), e.g. examples/<post>/<file>.py"]),
+        f"line 17: the snippet 'examples/gone.py' does not exist. {SNIPPET_FIX}"]),
     "missing snippet section": (post(body=BODY + '--8<-- "examples/common/svgplot.py:no-such-part"\n'), [
-        "line 15: the snippet 'examples/common/svgplot.py' has no section 'no-such-part'. Accepted: a "
-        "section marked '--8<-- [start:no-such-part]' ... '--8<-- [end:no-such-part]' in that file, or "
-        "the whole file"]),
+        "line 15: the snippet 'examples/common/svgplot.py' has no section 'no-such-part'. A section is "
+        "marked '--8<-- [start:no-such-part]' ... '--8<-- [end:no-such-part]' in that file. "
+        f"{SNIPPET_FIX}"]),
     "broken internal link": (post(body=BODY + "See [the other post](other-post.md#part).\n"), [
         "line 15: the link 'other-post.md#part' points to blog/posts/other-post.md, which does not exist. "
         "Accepted: a path relative to this file to a page or file under docs/"]),
@@ -262,8 +262,7 @@ def test_pages_that_are_not_posts_get_their_snippets_and_links_checked(tmp_path:
     assert [str(p) for p in problems] == [
         "about.md: line 3: the link 'blog/index.md' points to blog/index.md, which does not exist. "
         "Accepted: a path relative to this file to a page or file under docs/",
-        "about.md: line 5: the snippet 'nope.txt' does not exist. Accepted: a file path relative to the "
-        "repository root (pymdownx.snippets base_path), e.g. examples/<post>/<file>.py",
+        f"about.md: line 5: the snippet 'nope.txt' does not exist. {SNIPPET_FIX}",
     ]
 
 

@@ -344,8 +344,10 @@ def test_an_unchanged_body_is_not_checked_again_unless_a_file_it_reads_changed(t
                        "exist. Accepted: a path relative to this file to a page or file under docs/"]
     (docs / "figure.svg").write_text("<svg/>")
     snippet.write_text("x = 1\n")
-    assert check() == ["blog/posts/a.md: line 11: the snippet 'step.py' has no section 'step'. Accepted: a "
-                       "section marked '--8<-- [start:step]' ... '--8<-- [end:step]' in that file, or the whole file"]
+    assert check() == ["blog/posts/a.md: line 11: the snippet 'step.py' has no section 'step'. A section is marked "
+                       "'--8<-- [start:step]' ... '--8<-- [end:step]' in that file. Accepted: a path relative to the "
+                       "repository root (pymdownx.snippets base_path) to a text file inside the repository, e.g. "
+                       "examples/<post>/<file>.py"]
     assert post_checks.reused_bodies[0] == before + 1
 
 

@@ -34,9 +34,11 @@
 
   const FIGURES = "article figure.fig, article figure.ifig";
 
-  // The drawing a reader sees: an interactive figure's static fallback is hidden once it is live.
+  // The drawing a reader sees: an interactive figure's static fallback is hidden once it is live,
+  // and of a figure's wide and narrow drawings (fig-svg--narrow) only one is displayed.
   function drawing(figure) {
-    return [...figure.querySelectorAll("svg")].find((svg) => !svg.closest(".ifig-static")) || null;
+    const drawings = [...figure.querySelectorAll("svg")].filter((svg) => !svg.closest(".ifig-static"));
+    return drawings.find((svg) => svg.getClientRects().length) || drawings[0] || null;
   }
 
   function update(figure) {

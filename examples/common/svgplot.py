@@ -6,9 +6,10 @@ renders correctly in both palettes. Output is deterministic (fixed number format
 timestamps) so tests can compare a regenerated figure with the committed one.
 
 Every plot comes in two widths. The wide one (640 units) is what a desk shows; ``narrow=True`` draws
-the same data 360 units wide, which a phone's column shows at about its own size, so the 11-unit
-labels stay at least 11 CSS px. A figure that includes both shows the narrow one on phones
-(``fig-svg--narrow``, figures.css) and the wide one elsewhere.
+the same data 348 units wide, which a phone's column (358 CSS px at a 390 px viewport) shows a
+little larger than its own size, so the 11-unit labels stay at least 11 CSS px. A figure that
+includes both shows the narrow one on phones (``fig-svg--narrow``, figures.css) and the wide one
+elsewhere.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class _Geometry:
 
 
 _WIDE = _Geometry(640, 380, 72, 20, 40, 70, 90, 5)
-_NARROW = _Geometry(360, 320, 52, 12, 40, 84, 44, 4)
+_NARROW = _Geometry(348, 320, 52, 12, 40, 84, 42, 4)
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ def _fmt(v: float) -> str:
         exp = math.floor(math.log10(abs(v)))
         mant = v / 10**exp
         return f"1e{exp}" if math.isclose(mant, 1.0) else f"{mant:.3g}e{exp}"
-    return f"{v:.3g}"
+    text = f"{v:.3g}"
+    return f"{v:.0f}" if "e" in text else text  # 1000, not 1e+03
 
 
 def _num(v: float) -> str:

@@ -6,7 +6,8 @@ libcu++ (`nvidia-cuda-cccl-cu12`) and a few CUDA runtime headers (`nvidia-cuda-r
 Three of those CUDA headers are only needed for declarations the layout code never uses; STUBS
 replaces them with empty files or the handful of macros they define. This module writes a C++
 program for a list of cases (static layouts, so every operation is the compile-time path),
-builds it and parses what cute::print writes.
+builds it and parses what cute::print writes. swizzle_program does the same for swizzled layout
+atoms (cute/swizzle_layout.hpp), printing every offset.
 """
 
 from __future__ import annotations
@@ -71,19 +72,38 @@ def parse(text: str):
     return ast.literal_eval(shape), ast.literal_eval(stride)
 
 
-def run(cases: list[tuple], include_dirs: list[Path], workdir: Path) -> list[tuple]:
+def swizzle_program(cases: list[tuple]) -> str:
+    """cases: (B, M, S, layout). One line per case: composition(Swizzle<B,M,S>{}, layout)(i) for every i."""
+    body = []
+    for b, m, shift, layout in cases:
+        body.append(f"  {{ auto sw = composition(Swizzle<{b},{m},{shift}>{{}}, {cpp_layout(layout)});\n"
+                    '    for (int i = 0; i < int(size(sw)); ++i) { printf("%d ", int(sw(i))); } printf("\\n"); }')
+    return "#include <cute/layout.hpp>\n#include <cute/swizzle_layout.hpp>\n#include <cstdio>\n" \
+        "using namespace cute;\nint main() {\n" + "\n".join(body) + "\n}\n"
+
+
+def _build_and_run(source: str, include_dirs: list[Path], workdir: Path, name: str) -> str:
     stub = workdir / "stub"
-    for name, text in STUBS.items():
-        (stub / name).parent.mkdir(parents=True, exist_ok=True)
-        (stub / name).write_text(text)
-    src = workdir / "cute_cases.cpp"
-    src.write_text(program(cases))
-    exe = workdir / "cute_cases"
+    for file, text in STUBS.items():
+        (stub / file).parent.mkdir(parents=True, exist_ok=True)
+        (stub / file).write_text(text)
+    src = workdir / f"{name}.cpp"
+    src.write_text(source)
+    exe = workdir / name
     flags = [f"-I{stub}"] + [f"-I{d}" for d in include_dirs]
     build = subprocess.run(["g++", "-std=c++17", "-O0", *flags, str(src), "-o", str(exe)],
                            capture_output=True, text=True, timeout=600)
     if build.returncode != 0:
         errors = [line for line in build.stderr.splitlines() if "error" in line]
         raise RuntimeError("g++ failed:\n" + "\n".join(errors[:8]))
-    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True, timeout=60).stdout
+
+
+def run(cases: list[tuple], include_dirs: list[Path], workdir: Path) -> list[tuple]:
+    out = _build_and_run(program(cases), include_dirs, workdir, "cute_cases")
     return [parse(line) for line in out.splitlines()]
+
+
+def run_swizzles(cases: list[tuple], include_dirs: list[Path], workdir: Path) -> list[list[int]]:
+    out = _build_and_run(swizzle_program(cases), include_dirs, workdir, "cute_swizzles")
+    return [[int(x) for x in line.split()] for line in out.splitlines()]

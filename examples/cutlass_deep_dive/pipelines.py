@@ -6,8 +6,9 @@
    read while a copy into it is in flight, and that a __syncthreads() separates the last read of a
    stage from the next copy into it.
 2. PipelineState and an mbarrier with phase parity, as in sm90_pipeline.hpp, driving a producer
-   (TMA) and a consumer (WGMMA, K_PIPE_MMAS = 1) in a random interleaving: a consumer never reads a
-   stage before it is full and a producer never overwrites one before it is released.
+   (TMA copies of A and B, counted in bytes against the stage's expect_tx) and a consumer (WGMMA,
+   K_PIPE_MMAS = 1) in a random interleaving: a consumer never reads a stage before both copies
+   landed and a producer never overwrites one before it is released.
 
 Run it: python examples/cutlass_deep_dive/pipelines.py
 """
@@ -173,19 +174,27 @@ def make_producer_start_state(stages: int) -> PipelineState:
 
 
 # --8<-- [start:tma]
-def simulate_tma_pipeline(stages: int, k_tiles: int, seed: int, tile_bytes: int = 32768,
-                          producer_phase: int = 1, max_steps: int = 100_000) -> list[tuple]:
-    """Producer: producer_acquire (wait empty, arrive_and_expect_tx) then TMA bytes land later.
+def tma_transaction_bytes(smem_a: tuple[int, int], smem_b: tuple[int, int], bits_a: int, bits_b: int) -> int:
+    """TmaTransactionBytes of the SM90 collective: one stage of A (BLK_M x BLK_K) plus one of B."""
+    return (smem_a[0] * smem_a[1] * bits_a + smem_b[0] * smem_b[1] * bits_b) // 8
+
+
+def simulate_tma_pipeline(stages: int, k_tiles: int, seed: int, bytes_a: int = 16384, bytes_b: int = 16384,
+                          expect_tx: int | None = None, producer_phase: int = 1,
+                          max_steps: int = 100_000) -> list[tuple]:
+    """Producer: producer_acquire (wait empty, arrive_and_expect_tx(expect_tx)), then two TMA copies,
+    A and B, each completing its bytes on the stage's full barrier, in either order.
     Consumer: consumer_wait (full), issue WGMMA, wait until <= 1 WGMMA batch is in flight, then
     consumer_release the *previous* stage (K_PIPE_MMAS = 1). Steps interleave at random."""
+    expect_tx = bytes_a + bytes_b if expect_tx is None else expect_tx
     rng = random.Random(seed)
     full = [MBarrier(1) for _ in range(stages)]
     empty = [MBarrier(1) for _ in range(stages)]
-    content: list = [None] * stages        # tile whose bytes fully landed in each stage
+    landed: list = [set() for _ in range(stages)]  # (tile, operand) whose bytes are in each stage
     in_use: set = set()                    # stages a WGMMA may still be reading
     prod = PipelineState(stages, 0, producer_phase, 0)
     cons, release = PipelineState(stages), PipelineState(stages)
-    landing: list = []                     # (stage, tile) TMA copies in flight
+    landing: list = []                     # (stage, tile, operand, bytes): TMA copies in flight
     batches: list = []                     # stages read by WGMMA batches not yet retired
     consumed: list = []
     events: list = []
@@ -206,23 +215,24 @@ def simulate_tma_pipeline(stages: int, k_tiles: int, seed: int, tile_bytes: int 
         if move == "acquire":
             s = prod.index
             assert s not in in_use, f"producer overwrote stage {s} while a WGMMA reads it"
-            full[s].arrive_and_expect_tx(tile_bytes)
-            landing.append((s, produced))
+            full[s].arrive_and_expect_tx(expect_tx)
+            landed[s] = set()
+            landing += [(s, produced, "A", bytes_a), (s, produced, "B", bytes_b)]
             events.append(("producer_acquire", s, produced))
             produced += 1
             prod.step()
-        elif move == "land":
-            s, tile = landing.pop(0)
-            content[s] = tile
-            full[s].complete_tx(tile_bytes)
-            events.append(("tma_complete", s, tile))
+        elif move == "land":  # copies complete in any order
+            s, tile, operand, n = landing.pop(rng.randrange(len(landing)))
+            landed[s].add((tile, operand))
+            full[s].complete_tx(n)
+            events.append(("tma_complete", s, tile, operand))
         elif move == "mma":
-            s = cons.index
-            assert content[s] == len(consumed), f"stage {s} read before its tile landed"
+            s, tile = cons.index, len(consumed)
+            assert landed[s] >= {(tile, "A"), (tile, "B")}, f"stage {s} read before its tile landed"
             in_use.add(s)
             batches.append(s)
-            consumed.append(content[s])
-            events.append(("wgmma", s, content[s]))
+            consumed.append(tile)
+            events.append(("wgmma", s, tile))
             cons.step()
             # warpgroup_wait<1>: every batch but the newest retires, then release those stages
             while len(batches) > 1:
@@ -253,3 +263,4 @@ if __name__ == "__main__":
           f" last event {tma[-1][0]}")
     bad = simulate_tma_pipeline(stages=4, k_tiles=16, seed=0, producer_phase=0)
     print("producer starting on phase 0:", bad[-1][0])
+    print("TmaTransactionBytes, 128x64 bf16 tiles of A and B:", tma_transaction_bytes((128, 64), (128, 64), 16, 16))

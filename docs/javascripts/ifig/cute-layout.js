@@ -17,6 +17,9 @@
  *   data-divided   zipped_divide result, or "" when the tiler does not divide the shape
  *   data-tiles     number of tiles
  *   data-injective "true" when no two coordinates share an index
+ *   data-bands     how many bands the columns are drawn in (more than 1 when the layout is wider
+ *                  than the column has room for at 11 px labels, e.g. 16 columns on a phone)
+ *   data-band-columns  columns per band
  */
 (function () {
   "use strict";
@@ -67,8 +70,19 @@
     { name: "row-major 16x8, 8x4 tiles", M: 16, N: 8, dM: 8, dN: 1, TM: 8, TN: 4 },
   ];
 
+  var CELL = 40, PAD = 26;
+
+  // Columns per band: as many as fit `width` CSS px at one unit per px (so an 11-unit label is drawn
+  // at 11 px or more), rounded down to whole tiles when a tile fits; a wider layout wraps into bands
+  // stacked top to bottom, each with its own column numbers.
+  function bandColumns(p, width) {
+    var fit = Math.max(1, Math.floor((width - PAD - 4) / CELL));
+    if (fit >= p.N) return p.N;
+    return fit >= p.TN ? fit - (fit % p.TN) : fit;
+  }
+
   if (typeof module !== "undefined" && module.exports) {
-    module.exports = { LAYOUT: LAYOUT, PRESETS: PRESETS };
+    module.exports = { LAYOUT: LAYOUT, PRESETS: PRESETS, bandColumns: bandColumns };
     return;
   }
 
@@ -104,48 +118,56 @@
     return node;
   }
 
-  function draw(svg, p, view, prefix) {
+  function draw(svg, p, view, prefix, cols) {
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var cell = 40, pad = 26;
-    var w = pad + p.N * cell + 4, h = pad + p.M * cell + 4;
+    var bands = Math.ceil(p.N / cols), bandH = PAD + p.M * CELL + 12;
+    var w = PAD + cols * CELL + 4, h = bands * bandH - 8;
     svg.setAttribute("viewBox", "0 0 " + w + " " + h);
     var title = svgEl("title", { id: prefix + "-live-title" },
-      "Index map of " + LAYOUT.text(p) + " cut into " + p.TM + "x" + p.TN + " tiles");
+      "Index map of " + LAYOUT.text(p) + " cut into " + p.TM + "x" + p.TN + " tiles" +
+      (bands > 1 ? ", columns wrapped into " + bands + " bands of " + cols : ""));
     var desc = svgEl("desc", { id: prefix + "-live-desc" },
       "Each cell shows " + (view === "index" ? "the index L(i,j)" : "the position inside its tile") +
       "; cells of the same tile share a colour and the tile number is in the corner.");
     svg.appendChild(title);
     svg.appendChild(desc);
-    for (var j = 0; j < p.N; j++) {
-      svg.appendChild(svgEl("text", { x: pad + j * cell + cell / 2, y: 16, "text-anchor": "middle",
-        "class": "fig-text-small fig-text-muted" }, String(j)));
-    }
-    for (var i = 0; i < p.M; i++) {
-      svg.appendChild(svgEl("text", { x: 12, y: pad + i * cell + cell / 2 + 4, "text-anchor": "middle",
-        "class": "fig-text-small fig-text-muted" }, String(i)));
-      for (j = 0; j < p.N; j++) {
-        var t = LAYOUT.tile(p, i, j);
-        var x = pad + j * cell, y = pad + i * cell;
-        svg.appendChild(svgEl("rect", { x: x, y: y, width: cell, height: cell,
-          "class": "fig-fill-" + ((t % 4) + 1), "fill-opacity": (Math.floor(t / 4) % 2) ? "0.18" : "0.4" }));
-        svg.appendChild(svgEl("rect", { x: x, y: y, width: cell, height: cell, "class": "fig-box",
-          "fill-opacity": "0" }));
-        var value = view === "index" ? LAYOUT.index(p, i, j) : LAYOUT.within(p, i, j);
-        svg.appendChild(svgEl("text", { x: x + cell / 2, y: y + cell / 2 + 6, "text-anchor": "middle",
-          "class": "fig-text fig-mono" }, String(value)));
-        if (LAYOUT.within(p, i, j) === 0) {
-          svg.appendChild(svgEl("text", { x: x + 3, y: y + 11, "class": "fig-text-small" }, "t" + t));
+    for (var b = 0; b < bands; b++) {
+      var j0 = b * cols, j1 = Math.min(p.N, j0 + cols), top = b * bandH;
+      for (var j = j0; j < j1; j++) {
+        svg.appendChild(svgEl("text", { x: PAD + (j - j0) * CELL + CELL / 2, y: top + 16, "text-anchor": "middle",
+          "class": "fig-text-small fig-text-muted" }, String(j)));
+      }
+      for (var i = 0; i < p.M; i++) {
+        svg.appendChild(svgEl("text", { x: 12, y: top + PAD + i * CELL + CELL / 2 + 4, "text-anchor": "middle",
+          "class": "fig-text-small fig-text-muted" }, String(i)));
+        for (j = j0; j < j1; j++) {
+          var t = LAYOUT.tile(p, i, j);
+          var x = PAD + (j - j0) * CELL, y = top + PAD + i * CELL;
+          svg.appendChild(svgEl("rect", { x: x, y: y, width: CELL, height: CELL,
+            "class": "fig-fill-" + ((t % 4) + 1), "fill-opacity": (Math.floor(t / 4) % 2) ? "0.18" : "0.4" }));
+          svg.appendChild(svgEl("rect", { x: x, y: y, width: CELL, height: CELL, "class": "fig-box",
+            "fill-opacity": "0" }));
+          var value = view === "index" ? LAYOUT.index(p, i, j) : LAYOUT.within(p, i, j);
+          svg.appendChild(svgEl("text", { x: x + CELL / 2, y: y + CELL / 2 + 6, "text-anchor": "middle",
+            "class": "fig-text fig-mono" }, String(value)));
+          if (LAYOUT.within(p, i, j) === 0) {
+            svg.appendChild(svgEl("text", { x: x + 3, y: y + 11, "class": "fig-text-small" }, "t" + t));
+          }
         }
       }
+      var right = PAD + (j1 - j0) * CELL;
+      for (i = 0; i <= p.M; i += p.TM) {
+        svg.appendChild(svgEl("line", { x1: PAD, x2: right, y1: top + PAD + i * CELL, y2: top + PAD + i * CELL,
+          "class": "fig-line-accent", "stroke-width": "3" }));
+      }
+      for (j = j0; j <= j1; j++) {
+        if (j % p.TN && j !== j0 && j !== j1) continue;
+        svg.appendChild(svgEl("line", { y1: top + PAD, y2: top + PAD + p.M * CELL, x1: PAD + (j - j0) * CELL,
+          x2: PAD + (j - j0) * CELL, "class": j % p.TN ? "fig-line" : "fig-line-accent",
+          "stroke-width": j % p.TN ? "1" : "3" }));
+      }
     }
-    for (i = 0; i <= p.M; i += p.TM) {
-      svg.appendChild(svgEl("line", { x1: pad, x2: pad + p.N * cell, y1: pad + i * cell, y2: pad + i * cell,
-        "class": "fig-line-accent", "stroke-width": "3" }));
-    }
-    for (j = 0; j <= p.N; j += p.TN) {
-      svg.appendChild(svgEl("line", { y1: pad, y2: pad + p.M * cell, x1: pad + j * cell, x2: pad + j * cell,
-        "class": "fig-line-accent", "stroke-width": "3" }));
-    }
+    return bands;
   }
 
   window.IFIG.register("cute-layout", function (root) {
@@ -206,7 +228,9 @@
       readout.textContent = LAYOUT.text(p) + " / <" + p.TM + "," + p.TN + "> = " + LAYOUT.divided(p) +
         " — " + root.dataset.tiles + " tiles of " + (p.TM * p.TN) + " elements; " +
         (LAYOUT.injective(p) ? "every coordinate has its own index." : "some coordinates share an index.");
-      draw(svg, p, view, prefix);
+      var cols = bandColumns(p, ui.clientWidth || 720);
+      root.dataset.bandColumns = String(cols);
+      root.dataset.bands = String(draw(svg, p, view, prefix, cols));
     }
 
     function load(k) {
@@ -226,6 +250,13 @@
       toggle.setAttribute("aria-pressed", String(view === "within"));
       show(read());
     });
+    // Redraw when the column's width changes the number of columns that fit (a phone turned sideways).
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(function () {
+        var p = read();
+        if (!LAYOUT.check(p) && String(bandColumns(p, ui.clientWidth || 720)) !== root.dataset.bandColumns) show(p);
+      }).observe(ui);
+    }
     load(0);
   });
 })();
