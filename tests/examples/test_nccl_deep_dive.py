@@ -87,6 +87,52 @@ def test_the_wheel_pin_matches_the_post():
     assert "nccl: v2.30.7-1" in text and "nvidia-nccl-cu12==2.30.7" in text
 
 
+
+# ------------------------------------------------------------------ torch 2.13.0's compiled ProcessGroupNCCL
+
+def test_calls_reads_arguments_of_getcvar_calls():
+    """calls() on objdump lines written by hand: the default comes from %esi (mov or xor), the
+    variable from the lea into %rdi, and nothing from instructions further back than the set-up."""
+    torch_binary = _load("torch_binary")
+    insns = [
+        "  10:\tmov    $0x80,%esi",
+        "  15:\tlea    0x1(%rip),%rdi        # 40 <c10d::TORCH_NCCL_RANKS_PER_ROOT>",
+        "  1c:\tcall   90 <c10d::getCvarInt(std::vector<std::string> const&, int)>",
+        "  21:\txor    %esi,%esi",
+        "  23:\tlea    0x1(%rip),%rdi        # 48 <c10d::TORCH_NCCL_HIGH_PRIORITY>",
+        "  2a:\tcall   a0 <c10d::getCvarBool(std::vector<std::string> const&, bool)>",
+        "  2f:\tcall   b0 <ncclGetUniqueId@plt>",
+        "  34:\tcall   c0 <c10d::NCCLComm::create(int, int, ncclUniqueId, signed char, ncclConfig_v22800&)>",
+    ]
+    assert torch_binary.calls(insns) == ["getCvarInt(TORCH_NCCL_RANKS_PER_ROOT, 128)",
+                                         "getCvarBool(TORCH_NCCL_HIGH_PRIORITY, 0)",
+                                         "ncclGetUniqueId", "NCCLComm::create(…, ncclConfig&)"]
+
+
+def test_the_cuda_build_of_torch_2_13_makes_communicators_as_the_post_says():
+    out = _run(str(EX / "torch_binary.py"))
+    assert "all torch binary checks passed" in out
+    version = re.search(r"torch 2\.13\.0\+cu130 wheel, git (\w+); the installed torch 2\.13\.0\S*, git (\w+)", out)
+    assert version and version.group(1) == version.group(2) == "cf30153c4c13"
+    listing = out.split("order they run in:\n", 1)[1].split("NCCLComm::create(config)")[0]
+    init = [ln.strip() for ln in listing.splitlines()]
+    for call in ("getCvarInt(TORCH_NCCL_RANKS_PER_ROOT, 128)", "getCvarBool(TORCH_NCCL_BCAST_UNIQUEID, 1)",
+                 "ncclGetUniqueId", "ProcessGroupNCCL::broadcastUniqueNCCLID", "NCCLComm::split",
+                 "ProcessGroupNCCL::allgatherUniqueNCCLIDs", "NCCLComm::create_scalable"):
+        assert call in init, call
+    assert "NCCLComm::create(…, ncclConfig&)" in init and "NCCLComm::create(no config)" not in init
+    assert "NCCLComm::create(config) -> ncclCommInitRankConfig\n" in out
+    assert "NCCLComm::create(no config) -> ncclCommInitRank\n" in out
+    assert "NCCLComm::create_scalable -> ncclCommInitRankScalable\n" in out
+    assert re.search(r"NCCLComm::split -> ncclCommSplit\b", out)
+    assert "allgatherUniqueNCCLIDs loads the string 'UniqueNCCLID:': True" in out
+    assert ("collective<> of allreduce_impl calls: ProcessGroupNCCL::getNCCLComm, "
+            "ProcessGroupNCCL::initNCCLComm\n") in out
+    assert "initializeDeviceStateForComm is called by: ProcessGroupNCCL::shrink\n" in out
+    # the two variables are also declared in the header the wheels ship (identical in both)
+    header = (TORCH_INCLUDE / "ProcessGroupNCCL.hpp").read_text(encoding="utf-8")
+    assert '"TORCH_NCCL_BCAST_UNIQUEID"' in header and '"TORCH_NCCL_RANKS_PER_ROOT"' in header
+
 # ------------------------------------------------------------------ torchrun on the CPU
 
 def test_torchrun_rendezvous_environment_and_store_exchange():
