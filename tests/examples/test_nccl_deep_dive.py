@@ -241,6 +241,9 @@ def test_the_h200_log_says_what_the_post_reads_in_it():
     assert max(cumem0["cuda_allocs"]) == 64 * 16 * 524288 == 512 * 2**20
     assert max(default["cuda_allocs"]) < 2**20
     assert "init_process_group 0.921s, first all_reduce 0.044s, value 1.0" in runs["default"]
+    assert "default_pg_timeout 0:30:00 default_pg_nccl_timeout 0:10:00" in POST.read_text(encoding="utf-8")
+    # the log's last section: its heading names TORCH_NCCL_ASYNC_ERROR_HANDLING, but what it prints
+    # is the two default timeouts, which the post quotes
     assert runs["TORCH_NCCL_ASYNC_ERROR_HANDLING defaults"] == [
         "default_pg_timeout 0:30:00 default_pg_nccl_timeout 0:10:00"]
 
