@@ -4,7 +4,8 @@ nccl_lib.py loads the real libnccl.so.2 from the nvidia-nccl-cu12 wheel (downloa
 cache outside the repository on first use) and checks what it returns, including the trees of its
 internal ncclGetDtree; launch.py runs the real torchrun with two gloo workers; ring_sim.py's ring
 and tree schedules are run on arrays and give the figure's traces; capture_log.py's parser reads
-the committed H200 log; the committed figures and files must be exactly what figures.py renders.
+the committed H200 log; torch_binary.py reads the CUDA build of torch 2.13.0 (downloaded the same
+way) with nm and objdump; the committed figures and files must be exactly what figures.py renders.
 """
 
 from __future__ import annotations
