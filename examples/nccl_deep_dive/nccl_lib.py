@@ -13,6 +13,7 @@ fails here.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import socket
 import struct
@@ -118,6 +119,52 @@ def listening_ports() -> set[int]:
             if fields[3] == "0A":  # TCP_LISTEN
                 ports.add(int(fields[1].rsplit(":", 1)[1], 16))
     return ports
+
+
+@functools.cache
+def elf_symbols(path: Path) -> dict[str, int]:
+    """Name -> st_value of every function in an ELF64 file's .symtab (the local ones included).
+
+    The wheel's libnccl.so.2 is not stripped, so internal functions such as ncclGetDtree keep
+    their (C++-mangled) names there even though the dynamic table exports only the public API.
+    """
+    data = path.read_bytes()
+    assert data[:4] == b"\x7fELF" and data[4] == 2 and data[5] == 1, "not a little-endian ELF64 file"
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    out: dict[str, int] = {}
+    for _name, kind, _flags, _addr, off, size, link, _info, _align, entsize in sections:
+        if kind != 2:                                   # SHT_SYMTAB
+            continue
+        stroff = sections[link][4]
+        for pos in range(off, off + size, entsize):
+            st_name, st_info, _other, _shndx, st_value, _size = struct.unpack_from("<IBBHQQ", data, pos)
+            if st_info & 0xF == 2 and st_value:          # STT_FUNC, defined
+                end = data.index(b"\0", stroff + st_name)
+                out[data[stroff + st_name:end].decode()] = st_value
+    return out
+
+
+@functools.cache
+def internal_function(lib: ctypes.CDLL, mangled: str, restype, *argtypes):
+    """A callable for a function the library does not export, at load base + its symbol value.
+
+    The load base is where an exported function is in memory minus its symbol value.
+    """
+    symbols = elf_symbols(library_path())
+    base = ctypes.cast(lib.ncclGetVersion, ctypes.c_void_p).value - symbols["ncclGetVersion"]
+    return ctypes.CFUNCTYPE(restype, *argtypes)(base + symbols[mangled])
+
+
+def real_dtree(lib: ctypes.CDLL, nranks: int, rank: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(up, down0, down1) of `rank` in NCCL's two trees, from the library's own ncclGetDtree."""
+    pint = ctypes.POINTER(ctypes.c_int)
+    fn = internal_function(lib, "_Z12ncclGetDtreeiiPiS_S_S_S_S_S_S_", ctypes.c_int,
+                           ctypes.c_int, ctypes.c_int, *[pint] * 8)
+    v = [ctypes.c_int(-7) for _ in range(8)]
+    assert fn(nranks, rank, *[ctypes.byref(x) for x in v]) == 0
+    return (v[0].value, v[1].value, v[2].value), (v[4].value, v[5].value, v[6].value)
 
 
 def try_comm_init_rank(lib: ctypes.CDLL, raw: bytes) -> tuple[int, str, str]:

@@ -1,6 +1,6 @@
 """One torchrun worker: what the agent handed it, and the store exchange NCCL init relies on.
 
-Started by launch.py as  torchrun --nproc-per-node 2 --rdzv-backend c10d ... torchrun_worker.py
+Started by launch.py as  torchrun --nnodes 1 --nproc-per-node 2 torchrun_worker.py --out DIR
 It records its environment, joins the default process group with gloo (the CPU stand-in for
 NCCL) through env://, then does what ProcessGroupNCCL does before ncclCommInitRank: rank 0 asks
 the real libnccl for a unique id and puts its 128 bytes in the process group's store; the other
@@ -29,10 +29,28 @@ ENV_KEYS = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "GROUP_RANK"
             "TORCHELASTIC_USE_AGENT_STORE", "TORCH_NCCL_ASYNC_ERROR_HANDLING", "OMP_NUM_THREADS"]
 
 
+def agent_ports(pid: int) -> list[int]:
+    """TCP ports process `pid` listens on: its socket inodes matched against /proc/net/tcp{,6}."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(name).read_text().splitlines()[1:]:
+            f = line.split()
+            if f[3] == "0A" and f[9] in inodes:          # LISTEN, and one of the agent's sockets
+                ports.add(int(f[1].rsplit(":", 1)[1], 16))
+    return sorted(ports)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--rdzv-port", type=int, required=True)
     args = ap.parse_args()
     env = {k: os.environ.get(k) for k in ENV_KEYS}
 
@@ -59,7 +77,12 @@ def main() -> None:
     t = torch.full((4,), float(rank + 1))
     dist.all_reduce(t)                           # gloo ring/tree on the CPU
 
-    record = {"rdzv_port": args.rdzv_port, "rank": rank, "world": world, "env": env, "pid": os.getpid(),
+    # The agent (our parent) hosts the rendezvous store on localhost:0 and, as rank-0 agent, the
+    # workers' store on MASTER_PORT: the rendezvous port is the other one it listens on.
+    ports = agent_ports(os.getppid())
+    rdzv_port = next(p for p in ports if p != int(os.environ["MASTER_PORT"]))
+    record = {"rdzv_port": rdzv_port, "agent_ports": ports, "rank": rank, "world": world, "env": env,
+              "pid": os.getpid(),
               "uid_digests": digests, "handle": handle, "allreduce": t.tolist(),
               "root_listening": handle["port"] in nccl_lib.listening_ports() if rank == 0 else None}
     dist.barrier()
@@ -67,7 +90,7 @@ def main() -> None:
         timeout = datetime.timedelta(seconds=30)
         host = os.environ["MASTER_ADDR"]
         worker_store = dist.TCPStore(host, int(os.environ["MASTER_PORT"]), is_master=False, timeout=timeout)
-        rdzv_store = dist.TCPStore("127.0.0.1", args.rdzv_port, is_master=False, timeout=timeout)
+        rdzv_store = dist.TCPStore("127.0.0.1", rdzv_port, is_master=False, timeout=timeout)
         record["worker_store_keys"] = sorted(worker_store.list_keys())
         record["rdzv_store_keys"] = sorted(rdzv_store.list_keys())
         record["nccl_id_from_raw_store"] = worker_store.get("default_pg/0//cuda//0") == uid

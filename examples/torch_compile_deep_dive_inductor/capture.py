@@ -10,9 +10,6 @@ the whole pipeline instead of loading an earlier result:
   mlp_pooled     the same graph with config.memory_planning=True (pools)
   realize_demo   default config, to show which values lowering realizes
 
-and one attempt to compile realize_demo with config.cpu_backend="triton", whose error says
-whether this install can write Triton source at all.
-
 For each it records what TORCH_LOGS="output_code,ir_pre_fusion,ir_post_fusion,fusion" would
 print, plus the INFO messages of torch._inductor.memory (reorder_for_peak_memory's estimates),
 checks the compiled results against eager, and writes the artifacts and capture.json into
@@ -68,8 +65,8 @@ class Recorder(logging.Handler):
 
 
 @contextlib.contextmanager
-def recording():
-    torch._logging.set_logs(**{name: True for name in ARTIFACTS})
+def recording(artifacts: tuple[str, ...] = ARTIFACTS):
+    torch._logging.set_logs(**{name: True for name in artifacts})
     rec = Recorder()
     parent = logging.getLogger("torch._inductor")
     memory = logging.getLogger("torch._inductor.memory")
@@ -96,12 +93,46 @@ def normalise(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
 
 
+def fusion_log(messages: list[str]) -> str:
+    """The fusion log with each candidate line shortened to its node (no loop body, no traces)."""
+    return normalise("\n".join(m.split(", ")[0] if m.startswith("  ") else m for m in messages))
+
+
 def kernel_source(module: str, name: str) -> str:
     """The C++ source string that the wrapper module passes to async_compile for kernel NAME."""
     m = re.search(rf"^{name} = async_compile\.cpp_pybinding\(\[[^\]]*\], r'''\n(.*?)\n'''\)",
                   module, re.S | re.M)
     assert m, name
     return m.group(1) + "\n"
+
+
+def warm_up_vml() -> None:
+    """Call sin, cos and exp once on one thread, in float32 and float64, before eager uses them.
+
+    Eager sin/cos/exp on the CPU call oneMKL's vector math (at::vml, in VML_HA mode), which picks
+    a function's kernel on its first call. pytorch/pytorch#188792 documents that concurrent first
+    calls from ATen's worker threads can then run a low-accuracy kernel on one thread's chunk
+    (oneMKL 2024.2, the version this wheel bundles); the fix proposed there, #188791, is this
+    one-element warm-up. An earlier version of this script, without it, twice saw eager and
+    compiled differ by up to 2.8e-4; that race fits, but we never reproduced the difference, so it
+    is the documented cause that fits rather than one observed here. The float64 calls warm up
+    the functions the reference uses as well.
+    """
+    for dtype in (torch.float32, torch.float64):
+        for op in (torch.sin, torch.cos, torch.exp):
+            op(torch.zeros(1, dtype=dtype))
+
+
+def check_against_eager(got: tuple, want: tuple, reference: tuple) -> None:
+    """Compiled within 1e-5 of eager; on a mismatch, say how far each side is from float64.
+
+    The diagnosis assumes the float64 reference is right (its functions are warmed up too)."""
+    for g, w, r in zip(got, want, reference, strict=True):
+        def diagnosis(msg: str, g=g, w=w, r=r) -> str:
+            return (f"{msg}\nassuming the float64 reference is right: "
+                    f"max |compiled - float64| = {(g.double() - r).abs().max():.3g}, "
+                    f"max |eager - float64| = {(w.double() - r).abs().max():.3g}")
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5, msg=diagnosis)
 
 
 def compile_once(fn, inputs, patches: dict) -> tuple[dict[str, list[str]], float]:
@@ -112,14 +143,8 @@ def compile_once(fn, inputs, patches: dict) -> tuple[dict[str, list[str]], float
         got = compiled(*inputs)
         seconds = time.perf_counter() - t0
         want = fn(*inputs)
-    got = got if isinstance(got, tuple) else (got,)
-    want = want if isinstance(want, tuple) else (want,)
-    # Compiled against eager. Usually within 1e-6; in 2 of about 15 fresh processes on this machine
-    # (stop 30) the realize program's compiled sin/cos/sigmoid differed from eager by up to 2.8e-4
-    # on about 22% of its elements, with the same generated kernel: cause not found (closing note of
-    # stop 30). The tolerance admits that, not a wrong program.
-    for g, w in zip(got, want, strict=True):
-        torch.testing.assert_close(g, w, rtol=1e-3, atol=1e-3)
+        reference = fn(*[t.double() for t in inputs])
+    check_against_eager(*(x if isinstance(x, tuple) else (x,) for x in (got, want, reference)))
     return rec.records, seconds
 
 
@@ -130,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
     out = args.out
     (out / "capture").mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(2)
+    warm_up_vml()
     runs = {
         "mlp": (programs.mlp, programs.mlp_inputs(), {}),
         "mlp_pooled": (programs.mlp, programs.mlp_inputs(), {"memory_planning": True}),
@@ -152,8 +178,7 @@ def main(argv: list[str] | None = None) -> None:
         files[f"{key}_ir_post_fusion"] = normalise("\n".join(records["ir_post_fusion"]))
         if key != "mlp_pooled":
             files[f"{key}_output_code"] = module
-            files[f"{key}_fusion"] = normalise("\n".join(
-                m.split(", ")[0] if m.startswith("  ") else m for m in records["fusion"]))
+            files[f"{key}_fusion"] = fusion_log(records["fusion"])
             for k in kernels:
                 files[f"{key}_kernel_{k}"] = kernel_source(module, k)
         summary["programs"][key] = {
@@ -164,15 +189,6 @@ def main(argv: list[str] | None = None) -> None:
             "memory_log": records["memory"],
         }
         print(f"{key:12s} compiled + first call {seconds:6.2f} s; kernels: {', '.join(kernels)}")
-    # Can this CPU-only install write Triton source? Ask for the Triton backend on the CPU.
-    torch._dynamo.reset()
-    try:
-        with inductor_config.patch(cpu_backend="triton"):
-            torch.compile(programs.realize_demo)(*programs.realize_inputs())
-        summary["cpu_backend_triton"] = "compiled"
-    except Exception as exc:  # noqa: BLE001  (the error itself is the result)
-        summary["cpu_backend_triton"] = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
-    print("cpu_backend='triton':", summary["cpu_backend_triton"])
     for name, text in files.items():
         (out / "capture" / f"{name}.txt").write_text(text, encoding="utf-8")
     (out / "capture.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

@@ -5,9 +5,12 @@
 lifetimes.json          the timeline lifetimes.py reads out of capture/mlp_call.txt
 lifetimes.svg           the static lifetime chart: one row per line of the mlp wrapper's call(),
                         one column per storage, a bar per buffer name that owns the storage
+lifetimes-narrow.svg    the same chart laid out for a phone (350 units wide)
 lifetime-explorer.html  the interactive timeline's content: a table with one row per line and
                         the state after it (docs/javascripts/ifig/buffer-lifetimes.js steps
                         through it; without JavaScript the table itself is the figure)
+lifetime-traces.json    golden traces for that figure's browser test: for each scenario of clicks
+                        and key presses, the state after each one, from the same model
 
 Both are deterministic, so a test can compare them with the committed files. The chart is drawn
 here rather than with examples/common/svgplot.py, whose line and bar plots have no lane chart;
@@ -145,19 +148,110 @@ def lifetime_svg(data: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def explorer_html(data: dict) -> str:
-    """One table row per wrapper line with the state after it, as data-* attributes."""
+def wrap(label: str, width: int = 22) -> list[str]:
+    """A row label broken at spaces into lines of at most WIDTH characters (a token is never cut)."""
+    lines: list[str] = []
+    for word in label.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes // 1024} KiB" if nbytes >= 1024 else f"{nbytes} B"
+
+
+def lifetime_svg_narrow(data: dict) -> str:
+    """The same chart laid out for a phone's column (350 units): row labels wrapped onto two
+    lines, column headers written vertically, input bars named by their column header."""
+    fid = f"{FIG_ID}-narrow"
+    cols = columns(data)
+    shown = rows(data)
+    row_of = {line: r for r, line in enumerate(shown)}
+    n_in = sum(1 for s in cols if s.startswith("in:"))
+    left, in_w, alloc_w, top, row_h = 164, 20, 26, 150, 30
+    x_of = [left + c * in_w if c < n_in else left + n_in * in_w + (c - n_in) * alloc_w
+            for c in range(len(cols))]
+    w_of = [in_w if c < n_in else alloc_w for c in range(len(cols))]
+    width = 350   # a 390 px phone's column is about 357 px: every label at 11 units stays >= 11 px
+    height = top + row_h * len(shown) + 110
+    out = [
+        f'<svg class="fig-svg fig-svg--narrow" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="{fid}-title {fid}-desc">',
+        f'<title id="{fid}-title">Buffer lifetimes in the generated call() of mlp</title>',
+        f'<desc id="{fid}-desc">Rows are the lines of the wrapper function in order, columns are '
+        "storages: four graph inputs, named at the top of their columns, and the allocations A to "
+        "D that Inductor makes. A bar is a buffer name holding a storage, from the line that "
+        "creates the name to the line that deletes it or hands the storage to the next name. Dots "
+        "mark kernels that use the buffer.</desc>",
+        f'<text class="fig-text" x="{width / 2:.0f}" y="20" text-anchor="middle" '
+        'font-weight="bold">Who holds which storage, line by line</text>',
+        f'<text class="fig-text-small" x="{left + n_in * in_w / 2:.0f}" y="42" '
+        'text-anchor="middle">inputs</text>',
+        f'<text class="fig-text-small" x="{left + n_in * in_w + 2 * alloc_w:.0f}" y="42" '
+        'text-anchor="middle">allocated</text>',
+    ]
+    for c, sid in enumerate(cols):
+        x = x_of[c] + w_of[c] / 2 + 4
+        label = sid[3:] if sid.startswith("in:") else sid
+        out.append(f'<text class="fig-text-small" transform="translate({x:.1f} {top - 8}) '
+                   f'rotate(-90)"><tspan class="fig-mono">{escape(label)}</tspan> · '
+                   f'{_size(data["storages"][sid])}</text>')
+    for r, line in enumerate(shown):
+        y = top + r * row_h
+        if r % 2 == 0:
+            out.append(f'<rect class="fig-grid" x="2" y="{y}" width="{width - 4}" height="{row_h}" '
+                       'fill-opacity="0.08" stroke="none"/>')
+        parts = wrap(short(data["lines"][line]))
+        first = y + (20 if len(parts) == 1 else 13)
+        for k, part in enumerate(parts):
+            out.append(f'<text class="fig-text-small fig-mono" x="4" y="{first + 13 * k}">'
+                       f'{escape(part)}</text>')
+    owners: dict[str, int] = {}
+    for name, buf in data["buffers"].items():
+        c = cols.index(buf["storage"])
+        k = owners.get(buf["storage"], 0)
+        owners[buf["storage"]] = k + 1
+        is_input = buf["storage"].startswith("in:")
+        fill = "fig-fill-4" if is_input else ("fig-fill-1", "fig-fill-2")[k % 2]
+        r0 = row_of.get(buf["born"], 0)
+        died = buf["died"] if buf["died"] is not None else shown[-1]
+        r1 = row_of[died] if died in row_of else len(shown) - 1
+        x, bar_w = x_of[c] + 3, w_of[c] - 6
+        y0, y1 = top + r0 * row_h + 3, top + (r1 + 1) * row_h - 3
+        if buf["how_it_died"] == "reused":
+            y1 = top + r1 * row_h + row_h / 2
+        if buf["reused_from"]:
+            y0 = top + r0 * row_h + row_h / 2
+        out.append(f'<rect class="{fill}" x="{x:.1f}" y="{y0:.1f}" width="{bar_w:.1f}" '
+                   f'height="{max(y1 - y0, 4):.1f}" rx="3" fill-opacity="0.75"/>')
+        if not is_input:
+            out.append(f'<text class="fig-text-small" x="{x + bar_w / 2:.1f}" y="{y0 + 13:.1f}" '
+                       f'text-anchor="middle" font-weight="bold">{escape(name)}</text>')
+        for use in buf["uses"]:
+            if use in row_of:
+                cy = top + row_of[use] * row_h + row_h / 2 + (6 if use == buf["born"] else 0)
+                out.append(f'<circle class="fig-text" cx="{x + bar_w / 2:.1f}" cy="{cy:.1f}" r="3"/>')
+        if buf["how_it_died"] in ("returned", "end of call()"):
+            word = "returned" if buf["how_it_died"] == "returned" else "no del"
+            out.append(f'<text class="fig-text-small" transform="translate({x + bar_w / 2 + 4:.1f} '
+                       f'{y1 + 6:.1f}) rotate(90)">{word}</text>')
+    legend = ["Bar: a name owns the storage.", "Dot: a kernel reads or writes it.",
+              "Alternate shades: the next owner", "of the same storage."]
+    for k, text in enumerate(legend):
+        out.append(f'<text class="fig-text-small fig-text-muted" x="4" '
+                   f'y="{height - 62 + 15 * k}">{text}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def states(data: dict) -> list[dict]:
+    """The state after each line of call(): who holds each allocated storage, the event, the bytes."""
     cols = [s for s in columns(data) if not s.startswith("in:")]
-    out = ['<div class="ifig-static">',
-           '<div style="overflow-x: auto" tabindex="0" role="region" '
-           'aria-label="Buffer lifetimes, line by line (scrolls sideways)">',
-           '<table class="bl-table">',
-           "<caption>State after each line of <code>call()</code>: which name holds each storage "
-           "Inductor allocated, and the bytes they add up to</caption>",
-           "<thead><tr><th scope=\"col\">#</th><th scope=\"col\">line</th><th scope=\"col\">event</th>"
-           + "".join(f'<th scope="col">{c}</th>' for c in cols)
-           + '<th scope="col">live bytes</th></tr></thead>', "<tbody>"]
-    for i, line in enumerate(data["lines"]):
+    result = []
+    for i in range(len(data["lines"])):
         holders = []
         for sid in cols:
             name = ""
@@ -180,16 +274,64 @@ def explorer_html(data: dict) -> str:
                 events.append(f"{bname} used")
             if buf["died"] == i and buf["how_it_died"] in ("returned", "end of call()"):
                 events.append(f"{bname} {buf['how_it_died']}")
-        event = "; ".join(events) or data["kinds"][i]
-        attrs = (f'data-line="{i}" data-kind="{data["kinds"][i]}" '
-                 f'data-live-bytes="{data["live_bytes"][i]}" '
-                 f'data-holders="{escape(",".join(holders))}"')
+        result.append({"step": i, "kind": data["kinds"][i], "event": "; ".join(events)
+                       or data["kinds"][i], "live_bytes": data["live_bytes"][i],
+                       "holders": ",".join(holders)})
+    return result
+
+
+def explorer_html(data: dict) -> str:
+    """One table row per wrapper line with the state after it, as data-* attributes."""
+    cols = [s for s in columns(data) if not s.startswith("in:")]
+    out = ['<div class="ifig-static">',
+           '<div style="overflow-x: auto" tabindex="0" role="region" '
+           'aria-label="Buffer lifetimes, line by line (scrolls sideways)">',
+           '<table class="bl-table">',
+           "<caption>State after each line of <code>call()</code>: which name holds each storage "
+           "Inductor allocated, and the bytes they add up to</caption>",
+           "<thead><tr><th scope=\"col\">#</th><th scope=\"col\">line</th><th scope=\"col\">event</th>"
+           + "".join(f'<th scope="col">{c}</th>' for c in cols)
+           + '<th scope="col">live bytes</th></tr></thead>', "<tbody>"]
+    for line, state in zip(data["lines"], states(data), strict=True):
+        i = state["step"]
+        attrs = (f'data-line="{i}" data-kind="{state["kind"]}" '
+                 f'data-live-bytes="{state["live_bytes"]}" '
+                 f'data-holders="{escape(state["holders"])}"')
         out.append(f"<tr {attrs}><td>{i}</td><td><code>{escape(line)}</code></td>"
-                   f"<td>{escape(event)}</td>"
-                   + "".join(f"<td>{escape(h) or '&middot;'}</td>" for h in holders)
-                   + f"<td>{data['live_bytes'][i]}</td></tr>")
+                   f"<td>{escape(state['event'])}</td>"
+                   + "".join(f"<td>{escape(h) or '&middot;'}</td>" for h in state["holders"].split(","))
+                   + f"<td>{state['live_bytes']}</td></tr>")
     out += ["</tbody>", "</table>", "</div>", "</div>"]
     return "\n".join(out) + "\n"
+
+
+# What a reader does to the interactive figure (docs/javascripts/ifig/buffer-lifetimes.js), as the
+# browser test replays it: a button's accessible name, or a key pressed in the listing.
+SCENARIOS = {
+    "next through every line": None,   # "Next line" until the last line
+    "last, then back": ["Last line", "Previous line", "Previous line", "First line", "Next line"],
+    "keys in the listing": ["key:End", "key:ArrowUp", "key:ArrowUp", "key:Home", "key:ArrowDown",
+                            "key:ArrowDown", "key:ArrowDown"],
+}
+_MOVES = {"First line": lambda i, n: 0, "Previous line": lambda i, n: i - 1,
+          "Next line": lambda i, n: i + 1, "Last line": lambda i, n: n - 1,
+          "key:Home": lambda i, n: 0, "key:ArrowUp": lambda i, n: i - 1,
+          "key:ArrowDown": lambda i, n: i + 1, "key:End": lambda i, n: n - 1}
+
+
+def traces(data: dict) -> dict:
+    """Golden traces: for each scenario, the figure's state after each action, from the model."""
+    per_line = states(data)
+    n = len(per_line)
+    out = {"step_count": n, "initial": per_line[0], "scenarios": []}
+    for name, actions in SCENARIOS.items():
+        actions = actions or ["Next line"] * (n - 1)
+        index, after = 0, []
+        for action in actions:
+            index = max(0, min(n - 1, _MOVES[action](index, n)))
+            after.append({"action": action, **per_line[index]})
+        out["scenarios"].append({"name": name, "states": after})
+    return out
 
 
 def write_all(out: Path) -> None:
@@ -197,7 +339,10 @@ def write_all(out: Path) -> None:
     data = lifetimes.timeline(body, lifetimes.input_sizes_from_asserts(body)).to_json()
     (out / "lifetimes.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (out / "lifetimes.svg").write_text(lifetime_svg(data), encoding="utf-8")
+    (out / "lifetimes-narrow.svg").write_text(lifetime_svg_narrow(data), encoding="utf-8")
     (out / "lifetime-explorer.html").write_text(explorer_html(data), encoding="utf-8")
+    (out / "lifetime-traces.json").write_text(json.dumps(traces(data), indent=1) + "\n",
+                                              encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:

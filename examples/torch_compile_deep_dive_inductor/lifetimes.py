@@ -31,6 +31,13 @@ _UNPACK = re.compile(r"^((?:arg\w+, )*arg\w+),? = args$")
 _NAME = re.compile(r"\b((?:buf|arg)\w*\d+(?:_\d+)?)\b")
 
 
+def triton_kernels(module_source: str) -> dict[str, str]:
+    """Each Triton kernel a wrapper module defines: its name and the source string it passes to
+    ``async_compile.triton``, in the order of the module."""
+    return dict(re.findall(r"^(triton_\w+) = async_compile\.triton\('\w+', '''\n(.*?\n)''', device_str",
+                           module_source, re.S | re.M))
+
+
 def call_body(module_source: str) -> list[str]:
     """The stripped lines of ``def call(self, args):`` in a wrapper module, up to its return."""
     lines = module_source.splitlines()
@@ -80,6 +87,11 @@ class Timeline:
                 "returned": self.returned}
 
 
+def storage_id(n: int) -> str:
+    """The n-th allocation's id: A, B, C, ... (letters, so that they read as no symbolic size s0)."""
+    return chr(ord("A") + n) if n < 26 else f"Z{n}"
+
+
 def timeline(body: list[str], input_bytes: dict[str, int]) -> Timeline:
     """Replay ``call()`` line by line. ``input_bytes`` gives each ``argN_1`` its size."""
     buffers: dict[str, Buffer] = {}
@@ -101,7 +113,7 @@ def timeline(body: list[str], input_bytes: dict[str, int]) -> Timeline:
         elif m := _ALLOC.match(line):
             kind = "alloc"
             name, shape, _, dtype = m.groups()
-            sid = f"s{sum(1 for s in storages if not s.startswith('in:'))}"
+            sid = storage_id(sum(1 for s in storages if not s.startswith("in:")))
             storages[sid] = _numel(shape) * DTYPE_BYTES[dtype]
             owner[sid] = name
             alive.add(sid)

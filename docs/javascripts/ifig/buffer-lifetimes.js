@@ -53,6 +53,17 @@
     SCOPE + '.bl-tile[data-state="held"] { border-color: var(--md-typeset-a-color);',
     "  box-shadow: inset 0 -0.2rem 0 var(--md-typeset-a-color); }",
     SCOPE + ".bl-tile strong { display: block; font-family: var(--md-code-font-family); }",
+    // On a phone: the four buttons in one row, the four tiles in one row, and each line of
+    // call() wrapped under its number instead of scrolling sideways out of view.
+    "@media screen and (max-width: 44.9375em) {",
+    "  " + SCOPE + ".ifig-controls { display: grid; grid-template-columns: repeat(4, auto);",
+    "    justify-content: space-between; gap: 0.3rem; }",
+    "  " + SCOPE + ".bl-button { padding: 0.2em 0.45em; min-width: 0; }",
+    "  " + SCOPE + ".bl-tiles { flex-wrap: nowrap; }",
+    "  " + SCOPE + ".bl-tile { flex: 1 1 0; min-width: 0; }",
+    "  " + SCOPE + ".bl-code div { white-space: pre-wrap; overflow-wrap: anywhere;",
+    "    padding-left: 3.1em; text-indent: -2.6em; }",
+    "}",
   ].join("\n");
 
   function addStyle() {
