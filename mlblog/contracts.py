@@ -156,7 +156,8 @@ DETAILS: list[Detail] = [
            "_visible_epoch, _inject_js_into_html",
            "serve.report_failed_rebuilds", lambda: _source_has(
                "mkdocs.livereload", "LiveReloadServer", "self.builder", "def serve_request", "_epoch_cond",
-               "_visible_epoch", "def _inject_js_into_html")() and _has("mkdocs.livereload", "LiveReloadServer.set_app")()),
+               "_visible_epoch", "def _inject_js_into_html")()
+           and _has("mkdocs.livereload", "LiveReloadServer.set_app")()),
     Detail("Material's built stylesheets are assets/stylesheets/main.*.min.css and palette.*.min.css",
            "publish/stylesheets.py",
            lambda: _theme_file("assets/stylesheets/main.*.min.css")()

@@ -18,8 +18,6 @@ from figure_text import MIN_PX, measure
 from playwright.sync_api import Browser, expect
 from support import ROOT, Site
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
 TRACE = json.loads((ROOT / "docs" / "blog" / "posts" / "torch-compile-101" / "stages.json")
                    .read_text(encoding="utf-8"))["stages"]
 URL = "blog/2025/08/07/torch-compile-101/"

@@ -18,8 +18,6 @@ from support import ROOT, Site
 
 from mlblog.posts import check_all
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
 POST = ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive.md"
 TRACES = json.loads((ROOT / "docs" / "blog" / "posts" / "pytorch-ddp-deep-dive"
                      / "bucket-timeline.json").read_text(encoding="utf-8"))

@@ -18,8 +18,6 @@ from figure_text import MIN_PX, measure
 from playwright.sync_api import Browser, expect
 from support import ROOT, Site
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
-
 TRACE = json.loads((ROOT / "docs" / "blog" / "posts" / "flashattention-to-flashattention-2"
                     / "online-softmax.json").read_text(encoding="utf-8"))
 URL = "blog/2025/08/14/flashattention-to-flashattention-2/"

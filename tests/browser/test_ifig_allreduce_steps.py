@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from pathlib import Path
 
 import pytest
 from browser import new_page, serve
 from playwright.sync_api import Browser, Locator, Page, expect
 from support import ROOT, Site
-
-pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 TRACES = json.loads((ROOT / "docs" / "blog" / "posts" / "nccl-deep-dive" / "allreduce-steps.json")
                     .read_text(encoding="utf-8"))["scenarios"]
@@ -98,7 +94,6 @@ def test_every_scenario_matches_the_model(real_site: Site, browser: Browser) -> 
 @pytest.mark.parametrize(("width", "scheme"), [(390, "light"), (390, "dark"), (1280, "dark")])
 def test_figure_reads_on_a_phone_and_in_both_palettes(real_site: Site, browser: Browser, width: int,
                                                       scheme: str) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from figure_text import MIN_PX, measure
 
     with serve(real_site.site_dir) as base:

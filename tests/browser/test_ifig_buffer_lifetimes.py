@@ -69,7 +69,6 @@ def _open(browser: Browser, base: str, width: int, scheme: str) -> tuple[Page, L
     return page, root, rec
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize(("width", "scheme"), VIEWS, ids=[f"{w}-{s}" for w, s in VIEWS])
 def test_figure_replays_the_traced_scenarios(real_site: Site, browser: Browser, width: int,
                                              scheme: str) -> None:
@@ -84,7 +83,6 @@ def test_figure_replays_the_traced_scenarios(real_site: Site, browser: Browser, 
             page.context.close()
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_figure_is_legible_on_a_phone(real_site: Site, browser: Browser, scheme: str) -> None:
     """At 390 px: every label of the figure (controls, listing, tiles, status) at 11 px or more,
