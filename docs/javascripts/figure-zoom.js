@@ -36,9 +36,19 @@
 
   // The drawing a reader sees: an interactive figure's static fallback is hidden once it is live,
   // and of a figure's wide and narrow drawings (fig-svg--narrow) only one is displayed.
+  // Which one is displayed is read from style (checkVisibility), not from layout, so scanning a
+  // page's figures at load does not lay out the parts the browser has skipped.
+  function drawings(figure) {
+    return [...figure.querySelectorAll("svg")].filter((svg) => !svg.closest(".ifig-static"));
+  }
+
+  function displayed(svg) {
+    return svg.checkVisibility ? svg.checkVisibility() : svg.getClientRects().length > 0;
+  }
+
   function drawing(figure) {
-    const drawings = [...figure.querySelectorAll("svg")].filter((svg) => !svg.closest(".ifig-static"));
-    return drawings.find((svg) => svg.getClientRects().length) || drawings[0] || null;
+    const all = drawings(figure);
+    return all.find(displayed) || all[0] || null;
   }
 
   function update(figure) {
@@ -104,7 +114,7 @@
   function scan() {
     near.disconnect(); // figures of the page before an instant navigation
     document.querySelectorAll(FIGURES).forEach((figure) => {
-      if (!drawing(figure)) return;
+      if (!drawings(figure).length) return;
       if (!figure.querySelector(":scope > .fig-zoom__open")) {
         const button = document.createElement("button");
         button.type = "button";
@@ -125,7 +135,7 @@
     cancelAnimationFrame(pending);
     pending = requestAnimationFrame(() => document.querySelectorAll(FIGURES).forEach((figure) => {
       near.unobserve(figure);
-      if (drawing(figure)) near.observe(figure);
+      if (drawings(figure).length) near.observe(figure);
     }));
   });
   // Deferred a task, so interactive figures registered by any later script are live first.
