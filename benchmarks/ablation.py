@@ -3,8 +3,8 @@
     python benchmarks/ablation.py build [--size 100] [--repeats 3]     # build CPU and save-to-reload
     python benchmarks/ablation.py pages [--runs 3]                     # Lighthouse on every page
 
-A variant is the site with one mechanism taken out (its hook left out of mkdocs.yml, its template
-restored to Material's, or its switch turned off), everything else as it is. ``build`` generates
+A variant is the site with one mechanism taken out (its switch under the plugin's ``speed`` options
+turned off, or a line of mkdocs.yml changed), everything else as it is. ``build`` generates
 the benchmark site (benchmarks/generate.py, N posts) and, per variant, measures the CPU of a warm
 ``mkdocs build`` (user + system of the process and its children; builds interleaved across variants,
 each variant with its own warmed build cache) and the time from saving a post to ``mkdocs serve``
@@ -48,24 +48,23 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "tr
 
 @dataclass(frozen=True)
 class Variant:
-    """The site without one mechanism: hooks dropped from mkdocs.yml, override files deleted,
-    literal edits to files (path -> (old, new)), environment variables."""
+    """The site without one mechanism: plugin options set under ``- mlblog:`` in mkdocs.yml
+    (mlblog/config.py), override files deleted, literal edits to files (path -> (old, new))."""
 
     name: str
     what: str
-    hooks: tuple[str, ...] = ()
+    options: dict[str, object] = field(default_factory=dict)
     delete: tuple[str, ...] = ()
     edits: dict[str, tuple[str, str]] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
 
     def apply(self, root: Path) -> dict[str, str]:
         """Make this variant out of a copy of the site at root; the environment it builds with."""
         config = root / "mkdocs.yml"
         text = config.read_text(encoding="utf-8")
-        for hook in self.hooks:
-            line = re.compile(rf"^  - hooks/{re.escape(hook)}\.py.*\n", re.M)
-            assert line.search(text), f"{self.name}: hook {hook} is not in mkdocs.yml"
-            text = line.sub("", text)
+        if self.options:
+            entry = "  - mlblog:\n" + "".join(f"      {k}: {json.dumps(v)}\n" for k, v in self.options.items())
+            assert PLUGIN_ENTRY.search(text), f"{self.name}: no `- mlblog` entry in mkdocs.yml"
+            text = PLUGIN_ENTRY.sub(lambda _: entry, text, count=1)
         config.write_text(text, encoding="utf-8")
         for path in self.delete:
             (root / path).unlink()
@@ -74,45 +73,34 @@ class Variant:
             content = file.read_text(encoding="utf-8")
             assert old in content, f"{self.name}: {old!r} is not in {path}"
             file.write_text(content.replace(old, new, 1), encoding="utf-8")
-        return {**ENV, **self.env}
+        return ENV
 
 
-OFF = "ML_BLOG_SPEEDUPS_OFF"
+PLUGIN_ENTRY = re.compile(r"^  - mlblog(:\n(?:      .*\n)*|\n)", re.M)
+
+
+def off(mechanism: str) -> dict[str, object]:
+    return {"speed": {mechanism: False}}
+
+
 BUILD_VARIANTS = [
     Variant("all", "every mechanism on"),
-    Variant("defer_excerpts", "listings convert each excerpt only when a template reads it", hooks=("defer_excerpts",)),
-    Variant("read_git_history", "one git log per build for the git-revision-date plugin", hooks=("read_git_history",)),
-    Variant("cache_templates", "compiled Jinja templates kept in the build cache", hooks=("cache_templates",)),
-    Variant("reuse_renders", "serve: an unchanged page's Markdown is not converted again", hooks=("reuse_renders",)),
-    Variant("build_cache", "cards, reading times, math, diagrams, chunks kept by content hash",
-            env={"ML_BLOG_BUILD_CACHE": "off"}),
-    Variant("page_memo", "serve: an unchanged page is not scanned again by three page passes",
-            env={OFF: "page_memo"}),
-    Variant("check_memo", "serve: front matter and bodies unchanged since the last check are not checked again",
-            env={OFF: "check_memo"}),
-    Variant("background_index", "serve: Pagefind indexes after the reload, not before", env={OFF: "background_index"}),
+    Variant("defer_excerpts", "listings convert each excerpt only when a template reads it", off("defer_excerpts")),
+    Variant("read_git_history", "one git log per build for the git-revision-date plugin", off("read_git_history")),
+    Variant("cache_templates", "compiled Jinja templates kept in the build cache", off("cache_templates")),
+    Variant("reuse_renders", "serve: an unchanged page's Markdown is not converted again", off("reuse_renders")),
+    Variant("build_cache", "cards, reading times, math, diagrams, chunks kept by content hash", {"cache": False}),
+    Variant("background_index", "serve: Pagefind indexes after the reload, not before", off("background_index")),
 ]
 PAGE_VARIANTS = [
     Variant("all", "every mechanism on"),
     Variant("offscreen_chunks", "long posts: prose past the first screens in content-visibility chunks",
-            hooks=("skip_offscreen_layout",)),
-    Variant("math_font_preload", "the math fonts of the first screens' formulas preloaded",
-            hooks=("preload_math_fonts",)),
-    Variant("lighten_code", "code blocks without name and whitespace token spans", hooks=("lighten_code_blocks",)),
-    Variant("compile_hint", "V8 compile hint at the top of Material's bundle", hooks=("hint_eager_compile",)),
-    Variant("minify_scripts", "the site's own scripts minified", hooks=("minify_assets",)),
-    Variant("one_stylesheet", "Material's two sheets and the site's joined into one",
-            hooks=("bundle_stylesheets",),
-            edits={"overrides/main.html": ('<link rel="stylesheet" href="{{ site_stylesheet | url }}">\n'
-                                           '  {% include "partials/icons.html" %}', "{{ super() }}")}),
-    Variant("palette_script", "the site's palette toggle script instead of Material's palette component",
-            delete=("overrides/partials/palette.html", "overrides/partials/javascripts/palette.html")),
-    Variant("head_links", "the head's links made absolute before the header is parsed",
-            edits={"overrides/main.html": ('{% include "partials/javascripts/resolve-head-links.html" %}', "")}),
+            off("offscreen_chunks")),
+    Variant("math_font_preload", "the math fonts of the first screens' formulas preloaded", off("math_font_preload")),
+    Variant("lighten_code", "code blocks without name and whitespace token spans", off("lighten_code")),
+    Variant("compile_hint", "V8 compile hint at the top of Material's bundle", off("compile_hint")),
+    Variant("minify_scripts", "the site's own scripts minified", off("minify_scripts")),
     Variant("search_defer", "search.js deferred", edits={"mkdocs.yml": ("    defer: true\n", "    defer: false\n")}),
-    Variant("feed_rel", 'feed links\' rel "alternate " (Material fetches sitemap.xml per exact rel=alternate)',
-            edits={"overrides/main.html": ('<link rel="alternate " type="application/rss+xml"',
-                                           '<link rel="alternate" type="application/rss+xml"')}),
     Variant("content_lazy", "Material mounts code blocks once on screen (content.lazy)",
             edits={"mkdocs.yml": ("    - content.lazy", "    # - content.lazy")}),
 ]
@@ -136,25 +124,17 @@ def measure_builds(size: int, repeats: int, work: Path) -> dict:
     if not site.exists():
         generate.generate(site, size)
     base = (site / "mkdocs.yml").read_text(encoding="utf-8")
-    envs = {}
     for variant in BUILD_VARIANTS:
         (site / "mkdocs.yml").write_text(base, encoding="utf-8")
-        envs[variant.name] = variant.apply(site)
+        variant.apply(site)
         (site / f"{variant.name}.yml").write_text((site / "mkdocs.yml").read_text(encoding="utf-8"), encoding="utf-8")
     (site / "mkdocs.yml").write_text(base, encoding="utf-8")
     results: dict[str, dict] = {v.name: {"cpu": [], "serve": []} for v in BUILD_VARIANTS}
     results["bare"] = {"cpu": [], "serve": []}
 
     def one(name: str) -> float:
-        env = envs.get(name, ENV)
-        cache = work / "cache" / name
         config = "bare.yml" if name == "bare" else f"{name}.yml"
-        os.environ.update({k: v for k, v in env.items() if k.startswith("ML_BLOG")})
-        try:
-            return build(site, config, cache)["cpu"]
-        finally:
-            for key in (OFF, "ML_BLOG_BUILD_CACHE"):
-                os.environ.pop(key, None)
+        return build(site, config, work / "cache" / name)["cpu"]
 
     names = [v.name for v in BUILD_VARIANTS] + ["bare"]
     for name in names:  # warm every variant's cache (and the disk cache) once, unmeasured
@@ -165,13 +145,7 @@ def measure_builds(size: int, repeats: int, work: Path) -> dict:
             print(f"build {name}: {results[name]['cpu'][-1]:.1f} s", flush=True)
     for variant in BUILD_VARIANTS:
         (site / "mkdocs.yml").write_text((site / f"{variant.name}.yml").read_text(encoding="utf-8"), encoding="utf-8")
-        saved = {k: os.environ.get(k) for k in (OFF, "ML_BLOG_BUILD_CACHE")}
-        os.environ.update({k: v for k, v in envs[variant.name].items() if k.startswith("ML_BLOG")})
-        try:
-            results[variant.name]["serve"] = serve_latency(site, work / "cache" / variant.name)
-        finally:
-            for key, value in saved.items():
-                os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+        results[variant.name]["serve"] = serve_latency(site, work / "cache" / variant.name)
         print(f"serve {variant.name}: {results[variant.name]['serve']}", flush=True)
     (site / "mkdocs.yml").write_text(base, encoding="utf-8")
     return {"size": size, "repeats": repeats, "results": results}

@@ -48,9 +48,12 @@ ENV.pop("SOURCE_DATE_EPOCH", None)  # each site's own last commit (the plugin re
 def use_cache(config: Path, cache: Path) -> None:
     """Point the site's plugin at a build cache folder of its own (its `cache_dir` option)."""
     text = config.read_text(encoding="utf-8")
-    entry = re.compile(r"^  - mlblog(?::\n      cache_dir: .*)?\n", re.M)
-    if entry.search(text):
-        line = f"  - mlblog:\n      cache_dir: {json.dumps(str(cache))}\n"
+    entry = re.compile(r"^  - mlblog(:\n(?:      .*\n)*|\n)", re.M)
+    found = entry.search(text)
+    if found:  # keep the entry's other options (benchmarks/ablation.py sets some)
+        options = [line for line in found.group(1).splitlines()[1:] if not line.startswith("      cache_dir:")]
+        block = "".join(f"{line}\n" for line in options)
+        line = f"  - mlblog:\n{block}      cache_dir: {json.dumps(str(cache))}\n"
         config.write_text(entry.sub(lambda _: line, text, count=1), encoding="utf-8")
 
 

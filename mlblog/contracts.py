@@ -180,6 +180,39 @@ DETAILS: list[Detail] = [
            "overrides/partials/copyright.html", _copied("partials/copyright.html", "bc86bca3bf75070f")),
     Detail("Material 9.8.1's partials/palette.html, copied to overrides/partials/palette.html",
            "overrides/partials/palette.html", _copied("partials/palette.html", "fb935107ae7d3d74")),
+    # The speed layer (speed/, publish/scripts.py, pages/chunks.py):
+    Detail("the blog plugin makes each excerpt with its module's Excerpt(page, config, files), whose __init__ "
+           "builds a parser from structure.Markdown into .md and whose render() converts with it, reading "
+           "post._title_from_render",
+           "speed/excerpts.py", lambda: _source_has("material.plugins.blog.plugin", "BlogPlugin",
+                                                    "Excerpt(page, config, files)")()
+           and _source_has("material.plugins.blog.structure", "Excerpt", "self.md = Markdown(",
+                           "def render(self, page: Page, separator: str)", "self.post._title_from_render")()),
+    Detail("MkDocs' Page.render(config, files) sets .content, .toc and ._title_from_render",
+           "speed/renders.py", _source_has("mkdocs.structure.pages", "Page", "def render(self, config: MkDocsConfig, "
+                                           "files: Files)", "self.content = md.convert(",
+                                           "self.toc = get_toc(", "self._title_from_render =")),
+    Detail("the git-revision-date plugin asks git only for files missing from .last_revision_commits and "
+           ".created_commits, and keeps tags in util.tag_cache",
+           "speed/git_history.py", lambda: _source_has(
+               "mkdocs_git_revision_date_localized_plugin.plugin", "GitRevisionDateLocalizedPlugin",
+               "self.last_revision_commits[src_uri]", "self.created_commits[src_uri]",
+               "if not self.last_revision_commits")()
+           and _source_has("mkdocs_git_revision_date_localized_plugin.util", "Util", "self.tag_cache")()),
+    Detail("MkDocs makes every Jinja environment of the theme in Theme.get_env",
+           "speed/templates.py", _has("mkdocs.theme", "Theme.get_env")),
+    Detail("Material's script bundle is the one assets/javascripts/bundle.*.min.js, with a .map beside it",
+           "publish/scripts.py", lambda: _theme_file("assets/javascripts/bundle.*.min.js")()
+           and _theme_file("assets/javascripts/bundle.*.min.js.map")()),
+    Detail("Material's bundle knows the undocumented content.lazy feature (code blocks mounted on screen)",
+           "mkdocs.yml features, pages/chunks.py", lambda: any(
+               "content.lazy" in p.read_text(encoding="utf-8") for p in material_file("").glob(
+                   "assets/javascripts/bundle.*.min.js"))),
+    Detail("Material's partials/javascripts/base.html defines __md_get and __md_set (the palette script "
+           "stores the choice with them)",
+           "overrides/partials/javascripts/palette.html", lambda: all(
+               name in material_file("partials/javascripts/base.html").read_text(encoding="utf-8")
+               for name in ("__md_get=", "__md_set="))),
     Detail("Material's version is 9.8.1 (the copies above and the checks below were made against it)",
            "requirements.txt", lambda: version("mkdocs-material") == "9.8.1"),
 ]

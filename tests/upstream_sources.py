@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import zipfile
 from pathlib import Path
 
 import torch
@@ -88,3 +89,50 @@ def flash_attn_ships(path: str) -> bool:
     """Whether the sdist should hold ``path``: its folder is in the sdist (so a miss is a wrong path)."""
     tree = flash_attn_tree()
     return tree is not None and (tree / path).parent.is_dir()
+
+
+BLOG_CACHE = Path(os.environ.get("ML_DEEP_DIVES_CACHE", Path.home() / ".cache" / "ml-systems-blog"))
+
+
+@functools.cache
+def registry_wheel(requirement: str) -> Path:
+    """The wheel of ``name==version`` from the package index, downloaded once into
+    ``~/.cache/ml-systems-blog/<name>-<version>/`` (where the posts' companion code looks for it too).
+    A wheel that cannot be had is an error naming it: nothing is skipped."""
+    name, version = requirement.split("==")
+    folder = BLOG_CACHE / f"{name}-{version}"
+    stem = f"{name.replace('-', '_')}-{version}-"
+    found = sorted(folder.glob(f"{stem}*.whl"))
+    if not found:
+        folder.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                               requirement, "-d", str(folder)], capture_output=True, text=True, timeout=1800)
+        found = sorted(folder.glob(f"{stem}*.whl"))
+        if not found:
+            raise RuntimeError(f"could not download the {requirement} wheel from the package index:\n"
+                               f"{proc.stderr[-1500:]}")
+    return found[0]
+
+
+def wheel_reader(requirement: str, prefixes: dict[str, str]) -> tuple:
+    """(read, ships) over a repository's paths for a wheel that holds some of its files: ``prefixes`` maps
+    a repository folder to its folder in the wheel (``src/transformers/`` -> ``transformers/``)."""
+    def in_wheel(path: str) -> str | None:
+        return next((inner + path[len(outer):] for outer, inner in prefixes.items() if path.startswith(outer)), None)
+
+    @functools.cache
+    def names() -> frozenset[str]:
+        with zipfile.ZipFile(registry_wheel(requirement)) as zf:
+            return frozenset(zf.namelist())
+
+    def read(path: str) -> str | None:
+        inner = in_wheel(path)
+        if inner is None or inner not in names():
+            return None
+        with zipfile.ZipFile(registry_wheel(requirement)) as zf:
+            return zf.read(inner).decode("utf-8", errors="replace")
+
+    def ships(path: str) -> bool:  # a Python file under a shipped folder must be there
+        return in_wheel(path) is not None and path.endswith(".py")
+
+    return read, ships

@@ -7,7 +7,7 @@
   eviction order, evictable and protected sizes, the KV pool's slots, the live requests, a note).
   The post embeds it for docs/javascripts/ifig/radix-stepper.js to show; the tests check that it
   is what the model produces now, that SGLang's own RadixCache produces the same traces
-  (real_compare.py), and that the page shows them (tests/test_ifig_radix_stepper.py).
+  (real_compare.py), and that the page shows them (tests/browser/test_ifig_radix_stepper.py).
 - docs/blog/posts/sglang-deep-dive/radix-stepper-static.txt: the figure without JavaScript, the first
   scenario as a list of steps (an HTML fragment the post includes; not .html, which the site would
   publish as a page of its own).

@@ -13,7 +13,7 @@ Which face a piece of a formula uses is decided as the browser does, from KaTeX'
 the rules that set ``font-family``, ``font-style`` or ``font-weight`` are matched against each text's
 element and its ancestors (the highest specificity, then the last rule, wins; otherwise the value is
 inherited). The MathML twin of each formula is left out: the browser's own stylesheet gives
-``<math>`` its ``math`` font. tests/test_page_budgets.py checks the result against the faces Chromium
+``<math>`` its ``math`` font. tests/browser/test_page_budgets.py checks the result against the faces Chromium
 computes.
 """
 

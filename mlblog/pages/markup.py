@@ -1,6 +1,6 @@
 """Passes over a built page's HTML that fix what Material's and Python-Markdown's markup get wrong.
 
-* ``repair``: the few attributes the Nu HTML Checker rejects (tests/test_integrity.py expects zero
+* ``repair``: the few attributes the Nu HTML Checker rejects (tests/build/test_integrity.py expects zero
   errors): ``autocomplete="off"`` on Material's checkbox and radio toggles, an empty ``tabindex`` on
   navigation labels, ``for="__toc"`` when the page has no ``__toc`` toggle, md_in_html's leftover
   ``markdown="..."``, and Mermaid's ``name`` on SVG shapes and line coordinates on paths. Only

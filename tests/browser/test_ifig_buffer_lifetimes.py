@@ -18,8 +18,9 @@ import pytest
 from browser import new_page, serve
 from figure_text import MIN_PX, measure
 from playwright.sync_api import Browser, Locator, Page
-from post_checks import check_all
 from support import ROOT, Site
+
+from mlblog.posts import check_all
 
 POST = "torch-compile-deep-dive-inductor"
 TRACES = json.loads((ROOT / "docs" / "blog" / "posts" / POST / "lifetime-traces.json")

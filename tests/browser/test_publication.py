@@ -33,7 +33,7 @@ def section(html: str, pattern: str) -> str:
 def test_every_page_announces_both_feeds_to_browsers_and_feed_readers(reader_site: Site) -> None:
     """Feed discovery reads rel as a set of tokens; Material's lookup of other-language versions of
     the site matches link[rel=alternate] exactly and would fetch sitemap.xml for each feed link
-    (tests/test_page_budgets.py counts the fetches), so the value is "alternate " (overrides/main.html)."""
+    (tests/browser/test_page_budgets.py counts the fetches), so the value is "alternate " (overrides/main.html)."""
     for url in ("blog", ONE, "about"):
         feeds = {link["type"]: link for link in head_links(reader_site.html(url))
                  if "alternate" in link.get("rel", "").split()}

@@ -1,6 +1,6 @@
 """The real site builds strictly under ProperDocs, the maintained fork of MkDocs, with the same pages.
 
-README.md ("A second generator") lists what differs: the generator named in each page's
+README.md ("After Material 9") lists what differs: the generator named in each page's
 ``<meta name="generator">``, and nothing else once both builds share SOURCE_DATE_EPOCH.
 """
 

@@ -11,7 +11,7 @@ Three references for the layout algebra in examples/cutlass_deep_dive/cute_layou
    the documented post-conditions of complement;
 4. CuTe's own C++ (layout algebra and swizzled atoms), built with g++ on the CPU.
 The visualiser's arithmetic (docs/javascripts/ifig/cute-layout.js) is run under Node and
-compared with the Python algebra (the browser test is tests/test_ifig_cute_layout.py). The models of
+compared with the Python algebra (the browser test is tests/browser/test_ifig_cute_layout.py). The models of
 the pipelines, TMEM and the epilogue are checked against their invariants and independent references,
 each broken once on purpose; the roofline and the capture script are checked without a GPU. The post's
 line anchors are checked against the v4.7.0 files the same wheel carries unchanged (hash-checked); the

@@ -51,7 +51,7 @@ BAD_POSTS: dict[str, tuple[str, list[str]]] = {
     "python tag": (post(extra="subtitle: !!python/object/apply:os.system [echo hi]\n"), [
         "line 9: the front matter uses a YAML tag ('tag:yaml.org,2002:python/object/apply:os.system') "
         "that is not allowed. Accepted: plain YAML values, no '!!' tags"]),
-    # Found by tests/test_fuzz.py: each raised a traceback or hung the build.
+    # Found by tests/unit/test_fuzz.py: each raised a traceback or hung the build.
     "alias bomb in a typed field": (post().replace('title: "A fixture post"', "title: *l8").replace(
         "---\n", "---\n" + LAUGHS, 1), [
         *[f"field 'l{i}': 'l{i}' is not a known key. Accepted keys: {KEYS}" for i in range(9)],

@@ -7,7 +7,7 @@
  * (runRing's chunk order; ncclGetDtree's two trees; one send and one receive per GPU per step,
  * tree messages scheduled lowest chunk first), computed here again. They are not a second model
  * to trust: ring_sim.py writes every scenario into allreduce-steps.json and the browser test
- * (tests/test_ifig_allreduce_steps.py) drives this figure through all of them and compares.
+ * (tests/browser/test_ifig_allreduce_steps.py) drives this figure through all of them and compares.
  *
  * State for tests, on the <figure>: data-algo (ring | tree), data-n, data-k (chunks per tree),
  * data-step (0 = before the first message), data-steps, data-messages ("src>dst:unit:count" joined

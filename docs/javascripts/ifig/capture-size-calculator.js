@@ -8,7 +8,7 @@
  * VllmConfig._set_cudagraph_sizes (performance_mode "balanced", no speculative decoding) and of
  * CudagraphDispatcher.dispatch; tests/examples/test_vllm_torch_compile_dynamic_batch_sizes.py
  * runs captureSizes() in Node against the Python model, which is itself checked against the
- * functions in the vLLM wheel; tests/test_ifig_capture_size_calculator.py drives the figure
+ * functions in the vLLM wheel; tests/browser/test_ifig_capture_size_calculator.py drives the figure
  * through the scenarios of calculator-traces.json (written by the post's figures.py from that
  * model) at phone and desk widths, in both palettes.
  *

@@ -8,7 +8,7 @@
  * model leaves that out), and backward() returns when both are done. The rule (DDPBT below) is a port of backward_timeline and timeline_events in
  * examples/pytorch_ddp_deep_dive/overlap.py, the post's tested model, whose bucket assignment is
  * checked against torch's own; tests/examples/test_pytorch_ddp_deep_dive.py runs DDPBT in Node
- * against it, and tests/test_ifig_ddp_bucket_timeline.py drives this figure through the golden
+ * against it, and tests/browser/test_ifig_ddp_bucket_timeline.py drives this figure through the golden
  * traces in docs/blog/posts/pytorch-ddp-deep-dive/bucket-timeline.json.
  *
  * Markup: <figure class="ifig" data-ifig="ddp-bucket-timeline" data-alpha-ms data-ms-per-mib
