@@ -100,6 +100,59 @@ def test_param_counts_script_and_the_post_table():
             name, total, non_embedding = line.split()[:3]
             # the post's table quotes every count exactly as the script prints it
             assert f"| {name} |" in text and total in text and non_embedding in text, line
+    # the prose figures are the script's, rounded as the post rounds them
+    facts = dict(line.split(": ") for line in out.splitlines() if ": " in line)
+    for key, quoted in [("0.6B total (M)", "596 M"), ("0.6B embedding (M)", "156 M"),
+                        ("8B embedding (M)", "622 M"), ("8B total (B)", "8.19 B"),
+                        ("0.6B embedding share (%)", "26 %"), ("8B attention per layer (M)", "41.9 M"),
+                        ("8B MLP per layer (M)", "151 M"), ("q_norm+k_norm in the 8B", "9,216")]:
+        assert key in facts and quoted in text, (key, quoted)
+    assert "6.95B" not in text and "amanbhandal" not in text   # no second-hand model-card figures
+
+
+def test_the_config_pins_are_the_front_matter_pins():
+    configs = _load("configs")
+    front = POST.read_text(encoding="utf-8").split("---")[1]
+    pins = dict(re.findall(r"^  ([\w.]+): (\S+)$", front, flags=re.M))
+    assert pins == {"transformers": configs.TRANSFORMERS, "torchtune": configs.TORCHTUNE,
+                    "litgpt": configs.LITGPT, "qwenlm.github.io": configs.QWENLM_BLOG,
+                    "Qwen3": configs.QWEN3_DOCS}
+    assert configs.TRANSFORMERS == f"v{TF_VERSION}" and configs.LITGPT == f"v{LITGPT_VERSION}"
+    text = POST.read_text(encoding="utf-8")
+    for pin in (configs.TORCHTUNE, configs.QWENLM_BLOG, configs.QWEN3_DOCS):
+        assert f"/blob/{pin}/" in text, pin          # every link uses the pinned commit
+
+
+def test_yarn_script_against_the_real_rotary_embedding():
+    out = _run("yarn.py")
+    assert "all YaRN checks passed" in out
+    line = "of 64 frequencies 24 kept, 16 blended, 24 divided by 4; cos/sin scaled by 1.1386"
+    assert line in out
+    text = POST.read_text(encoding="utf-8")
+    assert "24 are kept, 16 blended and 24 divided by four" in text and "1.1386" in text
+    assert "yarn table built 2 times while constructing the model, 0 times in a forward" in out
+
+
+def test_yarn_sketch_matches_transformers_for_other_settings():
+    import torch
+    from transformers import Qwen3Config
+    from transformers.models.qwen3.modeling_qwen3 import Qwen3RotaryEmbedding
+    yarn = _load("yarn")
+    for theta, factor, original in [(1e6, 2.0, 32768), (1e4, 8.0, 4096), (5e5, 4.0, 8192)]:
+        c = Qwen3Config(head_dim=64, max_position_embeddings=int(original * factor),
+                        rope_parameters={"rope_theta": theta, "rope_type": "yarn", "factor": factor,
+                                         "original_max_position_embeddings": original})
+        ours, scaling = yarn.yarn_inv_freq(theta, 64, factor, original)
+        rotary = Qwen3RotaryEmbedding(c)
+        assert torch.allclose(rotary.inv_freq, ours, rtol=1e-6, atol=0) and rotary.attention_scaling == scaling
+
+
+def test_rmsnorm_order_script_and_the_post():
+    out = _run("rmsnorm_gemma.py")
+    assert "all RMSNorm-order checks passed" in out
+    m = re.search(r"(\d+\.\d) % of outputs differ", out)
+    assert m, out
+    assert f"{m.group(1)} % of the outputs" in POST.read_text(encoding="utf-8")
 
 
 def test_sliding_and_dispatch_script():
@@ -107,6 +160,8 @@ def test_sliding_and_dispatch_script():
     assert "all sliding-window and dispatch checks passed" in out
     assert "cached keys per layer after 11 tokens: [11, 11, 3, 3]" in out
     assert "    0 1 1 1 1 0\n" in out
+    assert "flex_attention: 32 query heads -> enable_gqa, 40 -> keys repeated to 40 heads" in out
+    assert "[(11, 1, 1), (1, 1, 1), (1, 1, 1)]" in out
 
 
 # The post cites the dense configurations from pytorch/torchtune's builders at commit bd2a0fc, but no
