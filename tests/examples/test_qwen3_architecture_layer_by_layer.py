@@ -253,6 +253,16 @@ def test_svgs_follow_the_figure_rules(name):
     assert not re.search(r"\b(fill|stroke)=\"(?!none)", text)               # colours come from classes
 
 
+def test_mask_figure_traces_regenerate_from_the_real_functions():
+    traces = _load("mask_traces")
+    for name, text in traces.render().items():
+        assert (FIG_DIR / name).read_text(encoding="utf-8") == text, name
+    # the figure's scenarios cover both layer types, the released setting and every GQA ratio
+    ts = [t["expect"] for t in traces.traces()]
+    assert {t["layer_type"] for t in ts} == {"full_attention", "sliding_attention"}
+    assert "none" in {t["sliding_layers"] for t in ts} and {t["group"] for t in ts} == {2, 4, 5, 8}
+
+
 def test_figures_regenerate_from_figures_py():
     figures = _load("figures")
     for name, text in figures.render().items():
