@@ -238,14 +238,15 @@ def test_every_transformers_anchor_names_its_symbol_at_the_pinned_version():
         assert symbol.rsplit(".", 1)[-1].removesuffix("()") in chunk, (symbol, url)
 
 
-@pytest.mark.parametrize("name", ["map.svg", "attention.svg"])
+@pytest.mark.parametrize("name", ["map.svg", "attention.svg", "map-narrow.svg", "attention-narrow.svg"])
 def test_svgs_follow_the_figure_rules(name):
     text = (FIG_DIR / name).read_text(encoding="utf-8")
     assert "\n\n" not in text and text.endswith("\n")
     root = ET.fromstring(text)
     ns = "{http://www.w3.org/2000/svg}"
     assert root.get("viewBox") and "fig-svg" in root.get("class", "")
-    assert float(root.get("viewBox").split()[2]) <= 680
+    assert float(root.get("viewBox").split()[2]) <= (350 if "narrow" in name else 680)
+    assert ("fig-svg--narrow" in root.get("class")) == ("narrow" in name)
     assert root.find(f"{ns}title") is not None and root.find(f"{ns}desc") is not None
     ids = [el.get("id") for el in root.iter() if el.get("id")]
     assert ids and all(i.startswith("qwen3-architecture-layer-by-layer-") for i in ids)
