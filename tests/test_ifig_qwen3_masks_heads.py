@@ -85,6 +85,13 @@ def test_figure_shows_the_traced_masks_heads_and_bytes(real_site: Site, browser:
             # what is drawn: one filled cell per visible key, one row per key/value head
             assert root.locator(".qmh-cell.qmh-on").count() == sum(e["visible"])
             assert root.locator(".qmh-row").count() == len(set(e["kv_of_query"]))
+        # Out-of-range numbers are clamped, and the clamped layer is written back into its field.
+        last = LAYERS[TRACES[-1]["settings"]["model"]] - 1
+        for typed, shown_layer in [(999, last), (-5, 0)]:
+            _type(page, root, "Layer", typed)
+            assert root.get_by_label("Layer", exact=True).input_value() == str(shown_layer)
+            assert live.text_content().startswith(f"{TRACES[-1]['settings']['model']}, layer {shown_layer}:")
+        assert "released configurations" not in live.text_content()
         shown = next(f for f in measure(page) if f["id"] == "qwen3-architecture-layer-by-layer-masks-heads")
         assert shown["smallest"] >= MIN_PX, shown
         box = root.bounding_box()

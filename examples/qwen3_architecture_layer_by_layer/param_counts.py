@@ -67,6 +67,9 @@ def derived(table: list[dict]) -> dict[str, float]:
         "8B MLP per layer (M)": 3 * d * c8.intermediate_size / 1e6,
         "q_norm+k_norm per layer": 2 * h,
         "q_norm+k_norm in the 8B": 2 * h * c8.num_hidden_layers,
+        # logits of one 4,096-token prompt, all positions kept (logits_to_keep=0)
+        "logits, 4096 tokens, float32 (GB)": 4096 * c8.vocab_size * 4 / 1e9,
+        "logits, 4096 tokens, bf16 (GB)": 4096 * c8.vocab_size * 2 / 1e9,
     }
 
 
@@ -86,6 +89,8 @@ def main() -> None:
     assert round(facts["0.6B embedding (M)"]) == 156 and round(facts["8B embedding (M)"]) == 622
     assert round(facts["0.6B embedding share (%)"]) == 26 and facts["32B embedding share (%)"] < 2.4
     assert round(facts["8B attention per layer (M)"], 1) == 41.9 and round(facts["8B MLP per layer (M)"]) == 151
+    assert round(facts["logits, 4096 tokens, float32 (GB)"], 2) == 2.49
+    assert round(facts["logits, 4096 tokens, bf16 (GB)"], 2) == 1.24
     assert facts["q_norm+k_norm per layer"] == 256 and facts["q_norm+k_norm in the 8B"] == 9216
     print("all parameter-count checks passed")
 

@@ -38,13 +38,18 @@ def qwen3_8b_yarn(max_position_embeddings: int = 131072, **rope) -> Qwen3Config:
 
 
 # --8<-- [start:sketch]
+def yarn_bounds(theta: float, dim: int, original: int,
+                beta_fast: float = 32, beta_slow: float = 1) -> tuple[int, int]:
+    """The frequency indices that turn beta_fast and beta_slow times over `original` tokens, rounded outwards."""
+    def index_of(rotations):
+        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
+    return max(math.floor(index_of(beta_fast)), 0), min(math.ceil(index_of(beta_slow)), dim - 1)
+
+
 def yarn_inv_freq(theta: float, dim: int, factor: float, original: int,
                   beta_fast: float = 32, beta_slow: float = 1) -> tuple[torch.Tensor, float]:
     """YaRN from the paper's recipe: keep fast frequencies, divide slow ones by factor, ramp between."""
-    def index_of(rotations):  # the frequency index that turns `rotations` times over `original` tokens
-        return dim * math.log(original / (rotations * 2 * math.pi)) / (2 * math.log(theta))
-    low = max(math.floor(index_of(beta_fast)), 0)
-    high = min(math.ceil(index_of(beta_slow)), dim - 1)
+    low, high = yarn_bounds(theta, dim, original, beta_fast, beta_slow)
     base = 1.0 / theta ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim)
     ramp = ((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low)).clamp(0, 1)
     inv_freq = base / factor * ramp + base * (1 - ramp)   # ramp 0: kept, ramp 1: interpolated
@@ -71,7 +76,11 @@ def main() -> None:
     assert rotary.attention_scaling == scaling
     base = 1.0 / 1e6 ** (torch.arange(0, 128, 2, dtype=torch.float32) / 128)
     kept, blended, interpolated = split(rotary.inv_freq, base, 4.0)
+    low, high = yarn_bounds(1e6, 128, 32768)
+    assert (low, high) == (23, 40)
+    assert (kept, blended, interpolated) == (low + 1, high - low - 1, 64 - high)   # index 23: ramp 0, 40: ramp 1
     assert (kept, blended, interpolated) == (24, 16, 24)
+    print(f"ramp from frequency index {low} (kept) to {high} (divided by 4)")
     print(f"Qwen3-8B with YaRN factor 4 over 32768: of 64 frequencies {kept} kept, {blended} blended, "
           f"{interpolated} divided by 4; cos/sin scaled by {scaling:.4f}")
 
@@ -98,17 +107,23 @@ def main() -> None:
     logging.getLogger("transformers.modeling_rope_utils").addHandler(handler)
     try:
         kept_at_40960 = qwen3_8b_yarn(max_position_embeddings=40960)
+        warned = [r.getMessage() for r in records if "implicit factor" in r.getMessage()]
+        records.clear()
+        # Without original_max_position_embeddings, it defaults to max_position_embeddings: another
+        # table, and no warning, because the implied ratio is then 40,960 / 40,960 = 1.
+        silent = Qwen3Config(**{k: v for k, v in config_kwargs("Qwen3-8B").items() if k != "rope_theta"},
+                             rope_parameters={"rope_theta": 1e6, "rope_type": "yarn", "factor": 4.0})
     finally:
         logging.getLogger("transformers.modeling_rope_utils").removeHandler(handler)
-    assert any("implicit factor" in r.getMessage() for r in records)
-    assert torch.equal(Qwen3RotaryEmbedding(kept_at_40960).inv_freq, rotary.inv_freq)
-    # Without original_max_position_embeddings, it defaults to max_position_embeddings: another table.
-    cfg = qwen3_8b_yarn(max_position_embeddings=40960)
-    del cfg.rope_parameters["original_max_position_embeddings"]
-    cfg.standardize_rope_params()
-    assert cfg.rope_parameters["original_max_position_embeddings"] == 40960
-    assert split(Qwen3RotaryEmbedding(cfg).inv_freq, base, 4.0) != (kept, blended, interpolated)
+    assert warned and torch.equal(Qwen3RotaryEmbedding(kept_at_40960).inv_freq, rotary.inv_freq)
     print("max_position_embeddings 40960 + factor 4: warns 'implicit factor = 1.25', uses 4")
+    assert silent.max_position_embeddings == 40960 and not records
+    assert silent.rope_parameters["original_max_position_embeddings"] == 40960
+    silent_table = Qwen3RotaryEmbedding(silent).inv_freq
+    assert torch.allclose(silent_table, yarn_inv_freq(1e6, 128, 4.0, 40960)[0], rtol=1e-6, atol=0)
+    assert split(silent_table, base, 4.0) != (kept, blended, interpolated)
+    print(f"original_max_position_embeddings left out: split at {yarn_bounds(1e6, 128, 40960)} "
+          "instead of (23, 40), no warning")
     print("all YaRN checks passed")
 
 

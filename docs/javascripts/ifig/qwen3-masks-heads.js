@@ -162,10 +162,11 @@ var QMH = (function () {
     ui.appendChild(panels);
     root.insertBefore(ui, root.querySelector("figcaption"));
 
+    // The field's whole number, clamped to [lo, hi]; the fallback only when it is not a number.
     function int(input, lo, hi, fallback) {
-      var v = Math.floor(Number(input.value));
-      if (!(v >= lo)) return fallback;
-      return Math.min(v, hi);
+      var v = input.value === "" ? NaN : Math.floor(Number(input.value));
+      if (v !== v) return fallback;
+      return Math.max(lo, Math.min(v, hi));
     }
 
     function show() {
@@ -177,6 +178,7 @@ var QMH = (function () {
         window: int(window_, 2, 24, 4), maxWindowLayers: int(mwl, 0, m.layers, m.layers),
         sliding: sliding.checked
       };
+      if (layer.value !== "" && layer.value !== String(s.layer)) layer.value = String(s.layer);
       var r = QMH.compute(m, s);
       mask.style.gridTemplateColumns = "repeat(" + s.tokens + ", 1fr)";
       mask.textContent = "";
@@ -203,7 +205,7 @@ var QMH = (function () {
       var slides = r.slidingLayers === "none" ? "no layer slides" :
         "layers " + r.slidingLayers.replace("-", "–") + " slide";
       out.textContent = model.value + ", layer " + s.layer + ": " + r.layerType.replace("_", " ") +
-        " (" + slides + "; the released configurations slide none). Keys seen by each of the " +
+        " (" + slides + "). Keys seen by each of the " +
         s.tokens + " queries: " + r.visible.join(" ") + ". " + m.heads + " query heads share " +
         m.kv_heads + " KV heads, " + r.group + " each: query head n reads KV head ⌊n / " + r.group +
         "⌋. KV cache: " + fmt(r.kvBytesPerToken) + " bytes per token with every layer full (bf16); " +
