@@ -139,7 +139,7 @@ def main() -> None:
         results[impl] = max_diff(ours, ref)
         print(f"layer 0, {impl:5s}, float64: max |scratch - library| = {results[impl]:.2e}")
     assert results["eager"] < 1e-12     # same arithmetic: fp32 norms and fp32 softmax, like eager
-    assert results["sdpa"] < 1e-6       # SDPA's softmax runs in float64 here; eager's in float32
+    assert results["sdpa"] < 1e-8       # SDPA's softmax runs in float64 here; eager's in float32
 
     # float32, the library's default dtype: still equal to rounding.
     model = trained_looking(build("eager"))
@@ -174,10 +174,10 @@ def main() -> None:
     print(f"swap, spread norm weights: max |norm->rope - rope->norm| = {max_diff(right, swapped):.2e}")
     print(f"scores after shifting all positions by 100: norm->rope {shift_right:.2e}, "
           f"rope->norm {shift_swapped:.2e}")
-    assert fresh < 1e-7                             # rotation keeps the RMS: the swap is invisible
+    assert fresh < 1e-8                             # rotation keeps the RMS: the swap is invisible
     assert max_diff(right, swapped) > 1e-2          # with real weights it is a different model
-    assert shift_right < 1e-4                       # scores depend on i - j only (fp32 cos/sin)
-    assert shift_swapped > 1e-1                     # ... and no longer do
+    assert shift_right < 1e-5                       # scores depend on i - j only (fp32 cos/sin)
+    assert shift_swapped > 1                        # ... and no longer do
 
     # GQA's head grouping is repeat_interleave (h -> h // group), not tile (h -> h % kv_heads).
     from transformers.models.qwen3.modeling_qwen3 import repeat_kv

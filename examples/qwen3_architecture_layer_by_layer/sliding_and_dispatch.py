@@ -14,9 +14,12 @@ from pathlib import Path
 import torch
 from transformers import DynamicCache, Qwen3Config, Qwen3ForCausalLM
 from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
+from transformers.integrations import flex_attention as flex
 from transformers.integrations.sdpa_attention import sdpa_attention_forward
 from transformers.masking_utils import create_causal_mask, create_sliding_window_causal_mask
+from transformers.modeling_outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
+from transformers.models.qwen3.modeling_qwen3 import Qwen3PreTrainedModel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scratch_layer import ScratchQwen3Layer, rms_norm, trained_looking  # noqa: E402
@@ -36,6 +39,25 @@ def scratch_logits(model, ids: torch.Tensor) -> torch.Tensor:
             x = layer(x, pos, window=c.sliding_window if kind == "sliding_attention" else None)
         x = rms_norm(x, model.model.norm.weight, c.rms_norm_eps)
         return x @ model.lm_head.weight.T
+
+
+# --8<-- [start:flex]
+def flex_gqa(heads: int, kv_heads: int) -> tuple[bool, int]:
+    """Run transformers' flex_attention_forward with the kernel call replaced by a recorder."""
+    seen = {}
+
+    def record(query, key, value, enable_gqa, **kwargs):
+        seen.update(enable_gqa=enable_gqa, key_heads=key.shape[1])
+        return torch.zeros_like(query)         # on the CPU no log-sum-exp is requested
+
+    real, flex.compile_friendly_flex_attention = flex.compile_friendly_flex_attention, record
+    try:
+        q, kv = torch.zeros(1, heads, 5, 8), torch.zeros(1, kv_heads, 5, 8)
+        flex.flex_attention_forward(torch.nn.Module(), q, kv, kv, attention_mask=None)
+    finally:
+        flex.compile_friendly_flex_attention = real
+    return seen["enable_gqa"], seen["key_heads"]
+# --8<-- [end:flex]
 
 
 def main() -> None:
@@ -80,6 +102,12 @@ def main() -> None:
     except ImportError as err:
         print("flash_attention_2:", str(err).split(":")[1].strip())
     # --8<-- [end:dispatch]
+    flags = {k: getattr(Qwen3PreTrainedModel, k) for k in ("_supports_flash_attn", "_supports_sdpa",
+             "_supports_flex_attn", "_can_compile_fullgraph", "_supports_attention_backend")}
+    assert all(flags.values()), flags
+    assert flex_gqa(32, 8) == (True, 8)          # 8B: 32 query heads, a power of two: GQA in the kernel
+    assert flex_gqa(40, 8) == (False, 40)        # 14B: 40 heads: keys and values repeated first
+    print("flex_attention: 32 query heads -> enable_gqa, 40 -> keys repeated to 40 heads")
 
     # Same weights, both implementations, sliding and full layers: same logits as from scratch.
     ids = torch.randint(0, 1000, (2, 11))
@@ -92,7 +120,7 @@ def main() -> None:
     d_impl = (logits["eager"] - logits["sdpa"]).abs().max().item()
     d_ours = (ours - logits["eager"]).abs().max().item()
     print(f"11 tokens, window 4: max |eager - sdpa| = {d_impl:.1e}, max |scratch - eager| = {d_ours:.1e}")
-    assert d_impl < 1e-4 and d_ours < 1e-4
+    assert d_ours == 0.0 and d_impl < 1e-6            # same arithmetic as eager: bit-identical
     # Without the window the logits of late tokens differ: the window is not a no-op.
     full = trained_looking(build("eager"))
     with torch.no_grad():
@@ -105,13 +133,26 @@ def main() -> None:
                                                         DynamicSlidingWindowLayer, DynamicSlidingWindowLayer]
     with torch.no_grad():
         out = m(input_ids=ids[:, :10], cache=cache, use_cache=True)         # prefill 10 tokens
+        assert isinstance(out, CausalLMOutputWithPast)
+        assert isinstance(m.model(input_ids=ids[:, :1]), BaseModelOutputWithPast)
         step = m(input_ids=ids[:, 10:], cache=out.cache, use_cache=True)    # decode token 11
     kept = [layer.keys.shape[-2] for layer in cache.layers]
     assert kept == [11, 11, 3, 3]          # full layers keep all; sliding keep window - 1 tokens
     # --8<-- [end:cache]
     d_step = (step.logits[:, -1] - logits["sdpa"][:, -1]).abs().max().item()
     print(f"cached keys per layer after 11 tokens: {kept}; decode vs full forward: {d_step:.1e}")
-    assert d_step < 1e-4
+    assert d_step < 1e-6
+
+    # --8<-- [start:generate]
+    calls = []
+    hook = m.register_forward_hook(lambda mod, args, kwargs, out: calls.append(
+        (kwargs["input_ids"].shape[1], kwargs.get("logits_to_keep"), out.logits.shape[1])), with_kwargs=True)
+    with torch.no_grad():
+        m.generate(input_ids=ids, max_new_tokens=3, do_sample=False)
+    hook.remove()
+    assert calls == [(11, 1, 1), (1, 1, 1), (1, 1, 1)]   # one logit row, prefill included
+    # --8<-- [end:generate]
+    print("generate: (new tokens, logits_to_keep, logit rows) per forward:", calls)
     print("all sliding-window and dispatch checks passed")
 
 
