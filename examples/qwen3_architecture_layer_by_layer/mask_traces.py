@@ -5,7 +5,7 @@ the real Qwen3Config gives the layer types, the real mask function gives the mas
 repeat_kv gives which key/value head each query head reads, and a real DynamicCache, filled with
 one prefill, gives how many tokens each layer keeps. The figure (docs/javascripts/ifig/
 qwen3-masks-heads.js) computes the same from the size's configuration, and
-tests/test_ifig_qwen3_masks_heads.py drives it through these scenarios in a browser.
+tests/browser/test_ifig_qwen3_masks_heads.py drives it through these scenarios in a browser.
 
 Run: python examples/qwen3_architecture_layer_by_layer/mask_traces.py  (rewrites the JSON files)
 """

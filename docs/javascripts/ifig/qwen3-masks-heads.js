@@ -8,7 +8,7 @@
  * The rules follow transformers 5.24.0: Qwen3Config.__post_init__ (layer i slides when
  * use_sliding_window is on and i >= max_window_layers), sliding_window_causal_mask_function,
  * repeat_kv, and DynamicSlidingWindowLayer (a sliding layer keeps window - 1 tokens).
- * tests/test_ifig_qwen3_masks_heads.py drives the figure through masks-traces.json, written by
+ * tests/browser/test_ifig_qwen3_masks_heads.py drives the figure through masks-traces.json, written by
  * examples/qwen3_architecture_layer_by_layer/mask_traces.py from those real functions.
  *
  * State for tests, on the <figure>: data-layer-type, data-sliding-layers ("28-35" or "none"),

@@ -60,7 +60,6 @@ def _set(page: Page, root, s: dict, step: int) -> None:
         _type(page, root, "Layer", layer)
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize(("width", "scheme"), VIEWS, ids=[f"{w}-{s}" for w, s in VIEWS])
 def test_figure_shows_the_traced_masks_heads_and_bytes(real_site: Site, browser: Browser, width: int,
                                                         scheme: str) -> None:
@@ -101,7 +100,6 @@ def test_figure_shows_the_traced_masks_heads_and_bytes(real_site: Site, browser:
         assert rec.external == [] and rec.errors == []
 
 
-@pytest.mark.browser
 def test_without_javascript_the_static_table_shows_every_scenario(real_site: Site, browser: Browser) -> None:
     with serve(real_site.site_dir) as base:
         page, _ = new_page(browser, base, viewport={"width": 390, "height": 900}, java_script_enabled=False)
