@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from playwright.sync_api import Browser
 from upstream_sources import flash_attn_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -484,9 +484,8 @@ def _floats(attr: str) -> list[float]:
     return [float(x) for x in attr.split(",")]
 
 
-def test_online_softmax_figure_steps_in_a_browser():
-    from playwright.sync_api import sync_playwright
-
+def test_online_softmax_figure_steps_in_a_browser(browser: Browser) -> None:
+    """The figure alone on a page, in the run's one Chromium (tests/conftest.py)."""
     page_html = (
         "<!doctype html><html><head><meta charset='utf-8'></head><body>"
         f"{_figure_html()}<script>{CORE_JS.read_text(encoding='utf-8')}</script>"
@@ -494,45 +493,40 @@ def test_online_softmax_figure_steps_in_a_browser():
     )
     data = _figure_data()
     n = len(data["steps"])
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.set_content(page_html)
-            fig = page.locator("figure.ifig")
-            assert fig.get_attribute("data-ifig-ready") == "true"
-            assert "ifig--live" in fig.get_attribute("class")  # core.js accepted the init
-            assert fig.get_attribute("data-step") == "0"
-            assert fig.get_attribute("data-total-steps") == str(n + 1)
-            assert page.locator(".ifig-static").is_hidden()
-            assert page.get_by_role("button", name="Start: back to before the first block").is_disabled()
-            assert page.locator("[aria-live='polite']").count() == 1
-            # Each button's accessible name starts with its visible word (WCAG 2.5.3).
-            for button in page.locator(".ifig-controls button").all():
-                visible = re.sub(r"[^\w ]", "", button.inner_text()).strip().lower()
-                assert button.get_attribute("aria-label").lower().startswith(visible)
-            prev = page.get_by_role("button", name="Previous step")
-            nxt = page.get_by_role("button", name="Next step")
-            assert prev.is_disabled()
-            nxt.click()
-            assert fig.get_attribute("data-step") == "1"
-            assert fig.get_attribute("data-n-block") == str(data["steps"][0]["n_block"])
-            assert _floats(fig.get_attribute("data-m")) == data["steps"][0]["m"]
-            nxt.click()
-            assert _floats(fig.get_attribute("data-alpha")) == data["steps"][1]["alpha"]
-            assert _floats(fig.get_attribute("data-l")) == data["steps"][1]["l"]
-            assert "K/V block" in page.locator("[aria-live='polite']").inner_text()
-            nxt.press("ArrowLeft")  # keys bubble from the focused button to the figure
-            assert fig.get_attribute("data-step") == "1"
-            page.get_by_role("button", name="End: jump to the epilogue").click()
-            assert fig.get_attribute("data-phase") == "epilogue"
-            assert nxt.is_disabled()
-            assert errors == []
-        finally:
-            browser.close()
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_content(page_html)
+    fig = page.locator("figure.ifig")
+    assert fig.get_attribute("data-ifig-ready") == "true"
+    assert "ifig--live" in fig.get_attribute("class")  # core.js accepted the init
+    assert fig.get_attribute("data-step") == "0"
+    assert fig.get_attribute("data-total-steps") == str(n + 1)
+    assert page.locator(".ifig-static").is_hidden()
+    assert page.get_by_role("button", name="Start: back to before the first block").is_disabled()
+    assert page.locator("[aria-live='polite']").count() == 1
+    # Each button's accessible name starts with its visible word (WCAG 2.5.3).
+    for button in page.locator(".ifig-controls button").all():
+        visible = re.sub(r"[^\w ]", "", button.inner_text()).strip().lower()
+        assert button.get_attribute("aria-label").lower().startswith(visible)
+    prev = page.get_by_role("button", name="Previous step")
+    nxt = page.get_by_role("button", name="Next step")
+    assert prev.is_disabled()
+    nxt.click()
+    assert fig.get_attribute("data-step") == "1"
+    assert fig.get_attribute("data-n-block") == str(data["steps"][0]["n_block"])
+    assert _floats(fig.get_attribute("data-m")) == data["steps"][0]["m"]
+    nxt.click()
+    assert _floats(fig.get_attribute("data-alpha")) == data["steps"][1]["alpha"]
+    assert _floats(fig.get_attribute("data-l")) == data["steps"][1]["l"]
+    assert "K/V block" in page.locator("[aria-live='polite']").inner_text()
+    nxt.press("ArrowLeft")  # keys bubble from the focused button to the figure
+    assert fig.get_attribute("data-step") == "1"
+    page.get_by_role("button", name="End: jump to the epilogue").click()
+    assert fig.get_attribute("data-phase") == "epilogue"
+    assert nxt.is_disabled()
+    assert errors == []
+    page.context.close()
 
 
 # ---------------------------------------------------------------------------------------------
