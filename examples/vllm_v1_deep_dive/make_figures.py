@@ -1,39 +1,37 @@
-"""Generate the post's scheduler figures from the scheduler model (sched_model.py).
+"""Write the scheduler stepper's data from the scheduler model (sched_model.py).
 
-  scheduler-steps.svg  : how each step's token budget is packed (hand-rolled SVG)
-  tokens-per-step.svg  : tokens per step by kind (examples/common/svgplot.py)
+  scheduler-traces.json        : golden traces, one record per scheduler step of every scenario:
+                                 the token budget split between requests (prefill, decode,
+                                 recompute, prefix-cache hits), every KV block's state and
+                                 owners, the waiting queue, preemptions and finished requests.
+                                 docs/javascripts/ifig/scheduler-stepper.js only draws them.
+  scheduler-stepper-static.txt : the figure without JavaScript, every scenario as a list.
 
-Both are pure functions of the model, so a test can regenerate and compare them.
+Both are pure functions of the model, so a test regenerates and compares them; another test runs
+the same scenarios through vLLM's own Scheduler (real_vllm.py) and gets the same block tables.
 Run from the repository root:  python examples/vllm_v1_deep_dive/make_figures.py
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from html import escape
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-from common.svgplot import Series, bar_chart  # noqa: E402
-from sched_model import run, scenario_packing, scenario_preemption  # noqa: E402
+import sched_model as sm  # noqa: E402
 
 OUT_DIR = HERE.parents[1] / "docs" / "blog" / "posts" / "vllm-v1-deep-dive"
-SLUG = "vllm-v1-deep-dive"
-KIND_CLASS = {"decode": "fig-box-ok", "prefill": "fig-box-primary",
-              "recompute": "fig-box-warn"}
-
-
-def _records():
-    out = []
-    for title, make in (("Scenario 1: chunked prefill, continuous batching, prefix hit",
-                         scenario_packing),
-                        ("Scenario 2: 6 KV blocks (5 usable) force a preemption",
-                         scenario_preemption)):
-        sched, arrivals = make()
-        out.append((title, run(sched, arrivals)))
-    return out
+SCENARIOS = {
+    "packing": ("1: chunked prefill, continuous batching, prefix hit", sm.scenario_packing),
+    "preemption": ("2: 6 KV blocks (5 usable) force a preemption", sm.scenario_preemption),
+    "gate-on": ("3: full-prompt gate on (the default)",
+                lambda: sm.scenario_admission_gate(reserve_full_isl=True)),
+    "gate-off": ("3: full-prompt gate off",
+                 lambda: sm.scenario_admission_gate(reserve_full_isl=False)),
+}
 
 
 def _kind(out, rid: str) -> str:
@@ -42,92 +40,118 @@ def _kind(out, rid: str) -> str:
     return "prefill" if rid in out.prefill_req_ids else "decode"
 
 
-def scheduler_steps_svg() -> str:
-    cell, x0, row_h, width = 28, 70, 30, 760
-    lines: list[str] = []
-    y = 20
-    for title, records in _records():
-        y += 18
-        lines.append(f'<text class="fig-text" x="10" y="{y}" font-weight="bold">'
-                     f"{escape(title)}</text>")
-        y += 10
-        for r in records:
-            budget = r.out.token_budget
-            lines.append(f'<text class="fig-text-small" x="10" y="{y + 19}">step {r.step}</text>')
-            used = r.out.total_num_scheduled_tokens
-            for k in range(used, budget):  # the unused budget, one cell per token
-                lines.append(f'<rect class="fig-box" x="{x0 + k * cell}" y="{y + 4}" '
-                             f'width="{cell}" height="{row_h - 8}"/>')
-            x = x0
-            for rid, n in r.out.num_scheduled_tokens.items():
-                kind = _kind(r.out, rid)
-                w = n * cell
-                lines.append(f'<rect class="{KIND_CLASS[kind]}" x="{x}" y="{y + 2}" width="{w}" '
-                             f'height="{row_h - 4}"><title>{rid}: {n} {kind} token(s)</title>'
-                             "</rect>")
-                label = f"{rid} {n}" if w >= 2 * cell else rid
-                lines.append(f'<text class="fig-text-small fig-mono" x="{x + w / 2:.0f}" '
-                             f'y="{y + 19}" text-anchor="middle">{label}</text>')
-                x += w
-            notes = [f"{rid} +{h} cached" for rid, h in r.out.num_prefix_hit_tokens.items() if h]
-            notes += [f"{rid} preempted" for rid in r.out.preempted_req_ids]
-            notes += [f"{rid} done" for rid in r.finished]
-            lines.append(f'<text class="fig-text-small" x="{x0 + budget * cell + 10}" '
-                         f'y="{y + 19}">{used}/{budget}  {escape("; ".join(notes))}</text>')
-            y += row_h + 4
-    y += 14
-    lx = x0
-    for kind, cls in KIND_CLASS.items():
-        lines.append(f'<rect class="{cls}" x="{lx}" y="{y - 11}" width="14" height="14"/>')
-        lines.append(f'<text class="fig-text-small" x="{lx + 20}" y="{y}">{kind} tokens</text>')
-        lx += 150
-    lines.append(f'<text class="fig-text-muted fig-text-small" x="{lx}" y="{y}">'
-                 "1 cell = 1 token of the budget (16)</text>")
-    height = y + 14
-    fid = f"{SLUG}-steps"
-    head = [
-        f'<svg class="fig-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-labelledby="{fid}-title {fid}-desc">',
-        f'<title id="{fid}-title">Token-budget packing of eight scheduler steps</title>',
-        f'<desc id="{fid}-desc">Each row is one call of the scheduler model with a budget of 16 '
-        "tokens. Running requests are packed first, then waiting ones; long prompts are chunked "
-        "to the remaining budget; prefix-cache hits and preemptions are noted on the right."
-        "</desc>",
-    ]
-    return "\n".join(head + lines + ["</svg>"]) + "\n"
+def _row_note(row: dict, req: sm.Request) -> str:
+    rid, n, hit = row["rid"], row["tokens"], row["cached"]
+    cached = f", {hit} more from the prefix cache" if hit else ""
+    if row["kind"] == "decode":
+        return f"{rid} decodes 1 token"
+    if row["kind"] == "recompute":
+        return f"{rid} is back: {hit} tokens from the prefix cache, {n} computed again"
+    done = req.num_computed_tokens
+    left = len(req.prompt_token_ids) - done
+    tail = f", {left} left for later steps" if left > 0 else ""
+    return f"{rid} computes {n} prompt token{'s' if n > 1 else ''}{cached}{tail}"
 
 
-def tokens_per_step_svg() -> str:
-    cats, prefill, decode, cached = [], [], [], []
-    for s, (_, records) in enumerate(_records(), start=1):
-        for r in records:
-            cats.append(f"{s}.{r.step}")
-            per_kind = {"prefill": 0, "decode": 0, "recompute": 0}
-            for rid, n in r.out.num_scheduled_tokens.items():
-                per_kind[_kind(r.out, rid)] += n
-            prefill.append(per_kind["prefill"] + per_kind["recompute"])
-            decode.append(per_kind["decode"])
-            cached.append(sum(r.out.num_prefix_hit_tokens.values()))
-    return bar_chart(
-        cats,
-        [Series("prompt tokens computed", [], prefill), Series("decode tokens", [], decode),
-         Series("prompt tokens from prefix cache", [], cached)],
-        fig_id=f"{SLUG}-tokens",
-        title="Tokens per scheduler step (scenario.step), budget 16",
-        desc="Grouped bars per step of the scheduler model: prompt tokens computed, decode "
-             "tokens, and prompt tokens skipped because their KV blocks were found in the "
-             "prefix cache (these do not consume the token budget).",
-        y_label="tokens",
-    )
+def _events(s: sm.Scheduler, out, budget_left: int) -> list[str]:
+    """Why nobody else got in: preemption, budget, seats or blocks (state right after schedule)."""
+    parts = [f"{rid} gets no block: preempted, its blocks freed, nobody admitted"
+             for rid in out.preempted_req_ids]
+    if s.waiting and not out.preempted_req_ids:
+        rid = s.waiting[0].request_id
+        if budget_left == 0:
+            parts.append(f"{rid} waits: no budget left")
+        elif len(s.running) >= s.max_num_seqs:
+            parts.append(f"{rid} waits: max_num_seqs requests are running")
+        else:
+            what = "whole prompt" if s.scheduler_reserve_full_isl else "next chunk"
+            parts.append(f"{rid} waits: too few free blocks for its {what}")
+    return parts
 
 
-FIGURES = {"scheduler-steps.svg": scheduler_steps_svg, "tokens-per-step.svg": tokens_per_step_svg}
+def _sentence(parts: list[str]) -> str:
+    text = ". ".join(p[0].upper() + p[1:] for p in parts)
+    return f"{text}." if text else "Nothing to schedule."
+
+
+def trace(make) -> dict:
+    s, arrivals = make()
+    snaps: list[dict] = []
+
+    def observe(step: int, out) -> None:
+        rows = [{"rid": rid, "kind": _kind(out, rid), "tokens": n,
+                 "cached": out.num_prefix_hit_tokens.get(rid, 0)}
+                for rid, n in out.num_scheduled_tokens.items()]
+        blocks = []
+        for b in s.kv.pool.blocks[1:]:  # block 0 is the null block, never handed out
+            owners = [rid for rid, bl in s.kv.req_to_blocks.items() if b in bl]
+            state = "held" if b.ref_cnt else "cached" if b.block_hash else "free"
+            blocks.append({"id": b.block_id, "state": state, "owners": owners})
+        used = out.total_num_scheduled_tokens
+        notes = [_row_note(r, s.requests[r["rid"]]) for r in rows]
+        snaps.append({"step": step, "rows": rows, "used": used, "blocks": blocks,
+                      "waiting": [r.request_id for r in s.waiting],
+                      "preempted": list(out.preempted_req_ids),
+                      "notes": notes + _events(s, out, s.max_num_batched_tokens - used)})
+
+    records = sm.run(s, arrivals, observe=observe)
+    steps = []
+    for snap, rec in zip(snaps, records, strict=True):
+        snap["finished"] = rec.finished
+        notes = snap.pop("notes") + [f"{rid} finishes and frees its blocks" for rid in rec.finished]
+        snap["note"] = _sentence(notes)
+        steps.append(snap)
+    return {"budget": s.max_num_batched_tokens, "block_size": s.kv.block_size,
+            "num_blocks": len(s.kv.pool.blocks), "steps": steps}
+
+
+def traces() -> dict:
+    data = {}
+    for name, (title, make) in SCENARIOS.items():
+        data[name] = {"title": f"Scenario {title}", **trace(make)}
+    return data
+
+
+def traces_json() -> str:
+    # One line, and no "<" that could end the <script> element it is embedded in.
+    return json.dumps(traces(), ensure_ascii=False, separators=(",", ":")).replace(
+        "<", "\\u003c") + "\n"
+
+
+def _row_text(row: dict) -> str:
+    hit = f" (+{row['cached']} cached)" if row["cached"] else ""
+    return f"{row['rid']}: {row['tokens']} {row['kind']}{hit}"
+
+
+def block_text(block: dict) -> str:
+    owners = "+".join(block["owners"])
+    return f"{block['id']}" + (f" {owners}" if owners else "") + (
+        "" if block["state"] == "held" else f" ({block['state']})")
+
+
+def static_html() -> str:
+    parts = ['<div class="ifig-static">',
+             "<p>Each step: the tokens each request gets from the 16-token budget, then the KV "
+             "blocks (id, holders, and whether a free block still holds a cached prefix).</p>"]
+    for scenario in traces().values():
+        parts.append(f"<p><strong>{escape(scenario['title'])}</strong></p>\n<ol>")
+        for st in scenario["steps"]:
+            rows = ", ".join(_row_text(r) for r in st["rows"]) or "nothing"
+            blocks = "; ".join(block_text(b) for b in st["blocks"])
+            parts.append(f"<li>{escape(rows)} [{st['used']}/{scenario['budget']}]. "
+                         f"{escape(st['note'])}<br>Blocks: {escape(blocks)}.</li>")
+        parts.append("</ol>")
+    parts.append("</div>")
+    return "\n".join(parts) + "\n"
+
+
+FIGURES = {"scheduler-traces.json": traces_json, "scheduler-stepper-static.txt": static_html}
 
 
 def main() -> None:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     for name, fn in FIGURES.items():
-        (OUT_DIR / name).write_text(fn())
+        (OUT_DIR / name).write_text(fn(), encoding="utf-8")
         print(f"wrote {(OUT_DIR / name).relative_to(HERE.parents[1])}")
 
 

@@ -460,8 +460,10 @@ class StepRecord:
     finished: list[str]
 
 
-def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int = 50):
-    """Drive schedule -> execute -> update_from_output; `arrivals[k]` join before step k."""
+def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int = 50,
+        observe=None):
+    """Drive schedule -> execute -> update_from_output; `arrivals[k]` join before step k.
+    observe(step, out), if given, sees the scheduler right after each schedule()."""
     records: list[StepRecord] = []
     step = 0
     while step < max_steps and (scheduler.has_requests() or any(k > step for k in arrivals)):
@@ -469,6 +471,8 @@ def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int
         for req in arrivals.get(step, []):
             scheduler.add_request(req)
         out = scheduler.schedule()
+        if observe is not None:
+            observe(step, out)
         tables = {rid: scheduler.kv.block_ids(rid) for rid in out.num_scheduled_tokens}
         results = scheduler.update_from_output(out, fake_execute(out, scheduler.requests))
         records.append(StepRecord(step, out, tables, [r for r, _, f in results if f]))

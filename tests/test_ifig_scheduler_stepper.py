@@ -1,0 +1,174 @@
+"""The vLLM v1 post's scheduler stepper shows the golden traces, step by step, in a real browser.
+
+docs/blog/posts/vllm-v1-deep-dive/scheduler-traces.json is written by examples/vllm_v1_deep_dive/
+make_figures.py from the post's scheduler model (sched_model.py); tests/examples/
+test_vllm_v1_deep_dive.py checks that it is current and that vLLM's own Scheduler gives the model's
+schedules and block tables. Here the real site is built once and Chromium drives
+docs/javascripts/ifig/scheduler-stepper.js through every scenario with clicks and key presses, at
+phone and desktop widths, in both palettes: what the figure shows (the budget bar's segments and
+their widths, the per-request rows, every block's state and holders, the queue, the note) must be
+the trace's step. A reader without JavaScript gets every scenario as a list.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from browser import new_page, serve, switch_palette
+from figure_text import MIN_PX, PHONE, measure
+from playwright.sync_api import Browser, Locator, Page, expect
+from post_checks import check_all
+from support import ROOT, Site
+
+pytestmark = pytest.mark.browser
+
+POST = ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive.md"
+TRACES = json.loads((ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive" / "scheduler-traces.json")
+                    .read_text(encoding="utf-8"))
+FIGURE = 'figure.ifig[data-ifig="scheduler-stepper"]'
+FIG_ID = "vllm-v1-deep-dive-scheduler-stepper"
+
+
+def post_url() -> str:
+    records, problems = check_all(ROOT / "docs")
+    assert not problems, problems
+    return next(r.url for r in records if r.file == f"blog/posts/{POST.name}")
+
+
+# Everything the figure shows for the current step, read from the page in one call.
+SHOWN = """(root) => ({
+  scenario: root.dataset.scenario, step: Number(root.dataset.step),
+  count: Number(root.dataset.stepCount), used: Number(root.dataset.used),
+  free: Number(root.dataset.free), cached: Number(root.dataset.cached),
+  heading: root.querySelector('.ss-step').textContent,
+  note: root.querySelector('.ss-note').textContent,
+  budget: root.querySelectorAll('.ss-head')[0].textContent,
+  bar: root.querySelector('.ss-bar').clientWidth,
+  segments: [...root.querySelectorAll('.ss-seg')].map(s => ({
+    kind: s.dataset.kind, tokens: Number(s.dataset.tokens), text: s.textContent,
+    label: s.getAttribute('aria-label'), width: s.getBoundingClientRect().width})),
+  rows: [...root.querySelectorAll('.ss-rows li')].map(li => li.textContent),
+  blockHead: root.querySelectorAll('.ss-head')[1].textContent,
+  blocks: [...root.querySelectorAll('.ss-block')].map(b => ({
+    state: b.dataset.state, text: b.innerText.replace(/\\s+/g, ' ').trim(),
+    label: b.getAttribute('aria-label')})),
+  queue: root.querySelector('.ss-queue').textContent,
+})"""
+
+
+def row_text(r: dict) -> str:
+    return f"{r['rid']}: {r['tokens']} {r['kind']}" + (f" (+{r['cached']} cached)" if r["cached"] else "")
+
+
+def block_label(b: dict) -> str:
+    who = ("held by " + " and ".join(b["owners"]) if b["owners"]
+           else "free, holds a cached prefix" if b["state"] == "cached" else "free")
+    return f"block {b['id']}: {who}"
+
+
+def check_step(root: Locator, name: str, index: int) -> None:
+    scenario = TRACES[name]
+    step = scenario["steps"][index]
+    budget = scenario["budget"]
+    shown = root.evaluate(SHOWN)
+    where = f"{name} step {index + 1}"
+    assert (shown["scenario"], shown["step"], shown["count"]) == (name, index + 1, len(scenario["steps"])), where
+    assert shown["heading"] == f"Step {index + 1} of {len(scenario['steps'])}", where
+    assert shown["note"] == step["note"], where
+    assert shown["used"] == step["used"] == sum(r["tokens"] for r in step["rows"]), where
+    assert shown["budget"] == f"Token budget: {step['used']} of {budget} used", where
+    expected = [{"kind": r["kind"], "tokens": r["tokens"], "text": r["rid"], "label": row_text(r)}
+                for r in step["rows"]]
+    if step["used"] < budget:
+        rest = budget - step["used"]
+        expected.append({"kind": "unused", "tokens": rest, "text": "", "label": f"{rest} unused"})
+    assert [{k: s[k] for k in ("kind", "tokens", "text", "label")} for s in shown["segments"]] == expected, where
+    for seg in shown["segments"]:  # each segment's share of the bar is its share of the budget
+        assert seg["width"] == pytest.approx(shown["bar"] * seg["tokens"] / budget, abs=1), where
+    assert shown["rows"] == ([row_text(r) for r in step["rows"]] or ["nothing scheduled"]), where
+    free = sum(b["state"] != "held" for b in step["blocks"])
+    cached = sum(b["state"] == "cached" for b in step["blocks"])
+    assert (shown["free"], shown["cached"]) == (free, cached), where
+    assert shown["blockHead"] == (f"KV blocks ({scenario['block_size']} tokens each): {free} of "
+                                  f"{len(step['blocks'])} free, {cached} of them cached"), where
+    assert shown["blocks"] == [{"state": b["state"], "label": block_label(b),
+                                "text": " ".join(filter(None, [str(b["id"]), "+".join(b["owners"])]))}
+                               for b in step["blocks"]], where
+    assert shown["queue"] == (f"Waiting: {', '.join(step['waiting']) or 'none'}. Finished after this step: "
+                              f"{', '.join(step['finished']) or 'none'}."), where
+
+
+def press(root: Locator, page: Page, button: str, keyboard: bool) -> None:
+    target = root.get_by_role("button", name=button, exact=True)
+    if keyboard:
+        target.focus()
+        page.keyboard.press("Enter")
+    else:
+        target.click()
+
+
+def open_post(browser: Browser, base: str, width: int, scheme: str):
+    page, rec = new_page(browser, base, viewport={"width": width, "height": 900})
+    page.goto(f"{base}/{post_url()}")
+    switch_palette(page, scheme)
+    root = page.locator(FIGURE)
+    expect(root).to_have_class(re.compile(r"\bifig--live\b"))
+    root.scroll_into_view_if_needed()
+    return page, rec, root
+
+
+@pytest.mark.parametrize(("width", "scheme", "keyboard"),
+                         [(390, "default", True), (390, "slate", False),
+                          (1280, "default", False), (1280, "slate", True)],
+                         ids=["390-light-keys", "390-dark-clicks", "1280-light-clicks", "1280-dark-keys"])
+def test_stepper_shows_every_step_of_every_trace(real_site: Site, browser: Browser, width: int,
+                                                 scheme: str, keyboard: bool) -> None:
+    with serve(real_site.site_dir) as base:
+        page, rec, root = open_post(browser, base, width, scheme)
+        assert list(TRACES) == ["packing", "preemption", "gate-on", "gate-off"]
+        for i, (name, scenario) in enumerate(TRACES.items()):
+            select = root.get_by_role("combobox", name="Scenario", exact=True)
+            if keyboard:  # the next scenario by keyboard: the list has focus, the arrow moves on
+                if i:
+                    select.focus()
+                    page.keyboard.press("ArrowDown")
+            else:
+                select.select_option(label=scenario["title"])
+            check_step(root, name, 0)
+            expect(root.get_by_role("button", name="Previous step", exact=True)).to_be_disabled()
+            for index in range(1, len(scenario["steps"])):
+                press(root, page, "Next step", keyboard)
+                check_step(root, name, index)
+            expect(root.get_by_role("button", name="Next step", exact=True)).to_be_disabled()
+            press(root, page, "Previous step", keyboard)
+            check_step(root, name, len(scenario["steps"]) - 2)
+            press(root, page, "First step", keyboard)
+            check_step(root, name, 0)
+            press(root, page, "Last step", keyboard)
+            check_step(root, name, len(scenario["steps"]) - 1)
+        # The readout is announced, and the figure reads at 11 px or more without side-scrolling.
+        expect(root.locator(".ss-note")).to_have_attribute("aria-live", "polite")
+        smallest = next(f for f in measure(page) if f["id"] == FIG_ID)
+        assert smallest["smallest"] >= MIN_PX, smallest
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert rec.external == [] and rec.errors == []
+
+
+def test_without_javascript_every_scenario_is_a_list(real_site: Site, browser: Browser) -> None:
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base, viewport=PHONE, java_script_enabled=False)
+        page.goto(f"{base}/{post_url()}")
+        static = page.locator(f"{FIGURE} .ifig-static")
+        expect(static).to_be_visible()
+        lists = static.locator("ol")
+        expect(lists).to_have_count(len(TRACES))
+        for ol, scenario in zip(lists.all(), TRACES.values(), strict=True):
+            items = ol.locator("> li")
+            expect(items).to_have_count(len(scenario["steps"]))
+            for item, step in zip(items.all(), scenario["steps"], strict=True):
+                assert step["note"] in item.inner_text()
+        smallest = next(f for f in measure(page) if f["id"] == FIG_ID)
+        assert smallest["smallest"] >= MIN_PX, smallest
+        assert rec.external == []
