@@ -6,6 +6,8 @@
                                  owners, the waiting queue, preemptions and finished requests.
                                  docs/javascripts/ifig/scheduler-stepper.js only draws them.
   scheduler-stepper-static.txt : the figure without JavaScript, every scenario as a list.
+  cuda-graphs-h200.svg (+ -narrow): eager launches against one graph replay per batch size, drawn
+                                 from h200-cuda-graphs.json (one H200 run; see that file's note).
 
 Both are pure functions of the model, so a test regenerates and compares them; another test runs
 the same scenarios through vLLM's own Scheduler (real_vllm.py) and gets the same block tables.
@@ -21,7 +23,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 import sched_model as sm  # noqa: E402
+from common.svgplot import Series, line_plot  # noqa: E402
 
 OUT_DIR = HERE.parents[1] / "docs" / "blog" / "posts" / "vllm-v1-deep-dive"
 SCENARIOS = {
@@ -145,7 +149,28 @@ def static_html() -> str:
     return "\n".join(parts) + "\n"
 
 
-FIGURES = {"scheduler-traces.json": traces_json, "scheduler-stepper-static.txt": static_html}
+def h200() -> dict:
+    return json.loads((OUT_DIR / "h200-cuda-graphs.json").read_text(encoding="utf-8"))
+
+
+def cuda_graphs_svg(narrow: bool = False) -> str:
+    rows = h200()["capture_sizes"]["per_size"]
+    xs = [r["batch"] for r in rows]
+    return line_plot(
+        [Series("eager launches", xs, [round(r["eager_us"], 1) for r in rows]),
+         Series("one graph replay", xs, [round(r["replay_us"], 1) for r in rows])],
+        fig_id="vllm-v1-deep-dive-cuda-graphs", narrow=narrow,
+        title="A decode-like step (8 GEMMs, 8 SiLUs) per batch size",
+        desc="Mean time of one step of eight bf16 4096x4096 linear layers with SiLU, launched "
+             "eagerly and replayed as a CUDA graph captured for that batch size, at 15 batch "
+             "sizes from 1 to 512. Replay stays between 133 and 160 microseconds up to batch 192 "
+             "and rises to 236 at 512; eager launches take 288 to 441 at every size.",
+        x_label="batch size (tokens)", y_label="µs per step", log_x=True)
+
+
+FIGURES = {"scheduler-traces.json": traces_json, "scheduler-stepper-static.txt": static_html,
+           "cuda-graphs-h200.svg": cuda_graphs_svg,
+           "cuda-graphs-h200-narrow.svg": lambda: cuda_graphs_svg(narrow=True)}
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -235,7 +236,7 @@ def test_committed_figures_are_regenerated(name):
     assert (FIG_DIR / name).read_text() == make_figures.FIGURES[name]()
 
 
-@pytest.mark.parametrize("name", ["map.svg"])
+@pytest.mark.parametrize("name", ["map.svg", "cuda-graphs-h200.svg", "cuda-graphs-h200-narrow.svg"])
 def test_svg_conventions(name):
     svg = (FIG_DIR / name).read_text()
     assert svg.startswith("<svg class=\"fig-svg") and "viewBox=" in svg
@@ -440,3 +441,70 @@ def test_line_anchors_cover_their_whole_symbol_in_the_wheel(real_vllm):
         name = symbol.split(".")[-1].removesuffix("()")
         spans = _symbol_spans((src / path).read_text(), name)
         assert (int(first), int(last)) in spans, (symbol, path, first, last, spans)
+
+
+# ---------------------------------------------------------------- CUDA graphs
+cuda_graphs = _load("cuda_graphs")
+
+
+def _vllm_capture_sizes(v, monkeypatch, max_num_seqs, max_num_batched_tokens, blackwell, mode):
+    """vLLM's own VllmConfig._set_cudagraph_sizes, run on a stand-in for the config it reads."""
+    import vllm.config.compilation as compilation
+    import vllm.platforms as platforms
+
+    monkeypatch.setattr(platforms.current_platform, "is_device_capability_family",
+                        lambda family: blackwell and family == 100)
+    cc = compilation.CompilationConfig()
+    cc.cudagraph_mode = compilation.CUDAGraphMode.FULL_AND_PIECEWISE
+    stand_in = types.SimpleNamespace(
+        model_config=types.SimpleNamespace(enforce_eager=False), compilation_config=cc,
+        scheduler_config=types.SimpleNamespace(max_num_seqs=max_num_seqs,
+                                               max_num_batched_tokens=max_num_batched_tokens),
+        uniform_decode_query_len=1, speculative_config=None, num_speculative_tokens=0,
+        performance_mode=mode)
+    v.VllmConfig._set_cudagraph_sizes(stand_in)
+    return cc.cudagraph_capture_sizes
+
+
+@pytest.mark.parametrize("mode", ["balanced", "interactivity", "throughput"])
+@pytest.mark.parametrize("blackwell", [False, True])
+def test_capture_size_rule_is_vllms(real_vllm, monkeypatch, blackwell, mode):
+    _, v = real_vllm
+    checked = 0
+    for seqs in (1, 2, 3, 5, 8, 12, 100, 128, 200, 255, 256, 300, 511, 512, 600, 1024, 2048):
+        for tokens in (1, 3, 4, 7, 8, 30, 100, 256, 300, 520, 1000, 1024, 2048, 8192, 16384):
+            want = _vllm_capture_sizes(v, monkeypatch, seqs, tokens, blackwell, mode)
+            got = cuda_graphs.capture_sizes(seqs, tokens, blackwell=blackwell, performance_mode=mode)
+            assert got == want, (seqs, tokens)
+            checked += 1
+    assert checked == 255
+    # vllm serve on an H100/H200 (1024 sequences, 8192 tokens): 51 sizes, 1 to 512.
+    default = cuda_graphs.capture_sizes(1024, 8192)
+    assert (len(default), default[:4], default[-2:]) == (51, [1, 2, 4, 8], [496, 512])
+
+
+def test_quoted_gpu_numbers_are_in_the_h200_data():
+    """Every time, memory size and speed-up quoted in the CUDA-graph paragraph and its caption is
+    a value of h200-cuda-graphs.json (the copy of the H200 run's files), rounded as quoted."""
+    data = json.loads((FIG_DIR / "h200-cuda-graphs.json").read_text())
+    sizes = data["capture_sizes"]
+    allowed = {"µs": set(), "ms": {round(sizes["total_capture_s"] * 1e3)}, "MiB": set(), "×": set()}
+    for row in sizes["per_size"] + sizes["padding"]:
+        for key in ("replay_us", "eager_us", "replay_padded_us", "eager_exact_us"):
+            if key in row:
+                allowed["µs"].add(round(row[key]))
+    allowed["MiB"] |= {round(sizes["graph_pool_MiB"]), round(sizes["weights_MiB"])}
+    allowed["×"] |= {round(r["speedup"], 1) for r in data["cuda_graph_decode"]}
+    assert data["versions"]["torch"] == "2.11.0+cu130" and data["versions"]["triton"] == "3.6.0"
+    post = (ROOT / "docs" / "blog" / "posts" / "vllm-v1-deep-dive.md").read_text()
+    start = post.index("What a graph buys is launch overhead.")
+    text = post[start:post.index("</figure>", start)]
+    quoted = [(a, b, u or x) for a, b, u, x in  # "3.2×" is a speed-up, "4096 × 4096" a shape
+              re.findall(r"(\d[\d.]*)(?: to (\d[\d.]*))?(?: (µs|ms|MiB)|(×))", text)]
+    assert len(quoted) >= 9
+    for first, second, unit in quoted:
+        for number in filter(None, (first, second)):
+            value = float(number) if unit == "×" else int(number)
+            assert value in allowed[unit], (number, unit)
+    # Under 160 µs up to batch 192: the largest replay there, rounded.
+    assert round(max(r["replay_us"] for r in sizes["per_size"] if r["batch"] <= 192)) == 160
