@@ -508,3 +508,20 @@ def test_quoted_gpu_numbers_are_in_the_h200_data():
             assert value in allowed[unit], (number, unit)
     # Under 160 µs up to batch 192: the largest replay there, rounded.
     assert round(max(r["replay_us"] for r in sizes["per_size"] if r["batch"] <= 192)) == 160
+
+
+@pytest.mark.parametrize("name", sorted(make_figures.SCENARIOS))
+def test_stepper_traces_show_the_real_schedulers_blocks(real_vllm, name):
+    """The stepper's golden traces: every step's token split and every request's blocks are what
+    vLLM's own Scheduler schedules and allocates for the same scenario."""
+    module, v = real_vllm
+    trace = make_figures.traces()[name]
+    s_model, arrivals = make_figures.SCENARIOS[name][1]()
+    real, _ = module.run_real(v, _real_scheduler(real_vllm, s_model), arrivals, sm.fake_next_token)
+    assert len(real) == len(trace["steps"])
+    for step, record in zip(trace["steps"], real, strict=True):
+        assert {r["rid"]: r["tokens"] for r in step["rows"]} == record["num_scheduled_tokens"]
+        assert {r["rid"]: r["cached"] for r in step["rows"] if r["cached"]} == {
+            k: n for k, n in record["num_prefix_hit_tokens"].items() if n}
+        for rid, table in record["block_tables"].items():
+            assert [b["id"] for b in step["blocks"] if rid in b["owners"]] == sorted(table)

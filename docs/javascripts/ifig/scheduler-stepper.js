@@ -28,6 +28,9 @@
     "  border: 1px solid var(--md-default-fg-color--light); border-radius: 0.1rem; }",
     S + "select:focus-visible { outline: 0.15rem solid var(--md-typeset-a-color); outline-offset: 0.15rem; }",
     S + ".md-button:disabled { cursor: default; opacity: 0.5; }",
+    // The link colour, which meets the contrast minimum in both palettes (the primary does not).
+    S + ".md-button:not(.md-button--primary) { color: var(--md-typeset-a-color);",
+    "  border-color: var(--md-typeset-a-color); }",
     S + ".ss-step { margin: 0.4rem 0 0.2rem; font-weight: 700; }",
     S + ".ss-note { margin: 0 0 0.5rem; min-height: 4.5em; }",
     S + ".ss-panel { margin: 0.4rem 0; padding: 0.4rem 0.5rem; border-radius: 0.2rem;",
