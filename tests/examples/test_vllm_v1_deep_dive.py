@@ -309,6 +309,12 @@ def _no_caching_scenario():
     return s, arrivals
 
 
+def _tight_scenario():  # "things to try": scenario 1 with 9 blocks preempts B in step 3
+    s, arrivals = sm.scenario_packing()
+    s.kv = sm.KVCacheManager(num_blocks=9, block_size=4)
+    return s, arrivals
+
+
 def _no_chunking_scenario():
     _, arrivals = sm.scenario_packing()
     return sm.Scheduler(sm.KVCacheManager(16, 4), 32, 4, enable_chunked_prefill=False,
@@ -319,9 +325,9 @@ def _no_chunking_scenario():
     sm.scenario_packing, sm.scenario_preemption,
     lambda: sm.scenario_admission_gate(reserve_full_isl=True),
     lambda: sm.scenario_admission_gate(reserve_full_isl=False),
-    _threshold_scenario, _no_caching_scenario, _no_chunking_scenario,
+    _threshold_scenario, _no_caching_scenario, _no_chunking_scenario, _tight_scenario,
 ], ids=["packing", "preemption", "gate-on", "gate-off", "long-prefill-threshold",
-        "no-prefix-caching", "no-chunked-prefill"])
+        "no-prefix-caching", "no-chunked-prefill", "nine-blocks"])
 def test_real_scheduler_gives_the_models_schedules_and_block_tables(real_vllm, factory):
     module, v = real_vllm
     s_model, arrivals = factory()
