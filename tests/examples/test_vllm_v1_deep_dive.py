@@ -420,6 +420,9 @@ def test_the_posts_aside_lists_every_stub(real_vllm):
     aside = aside[:aside.index("\n\n", aside.index("\n    "))]
     listed = set(re.findall(r"`([a-z0-9_.]+)`", aside))
     assert listed == set(module.STUBS)  # every stub named, and nothing that is not stubbed
+    pinned = re.sub(r"\s+", " ", re.search(r"beside them \(([^)]+)\)", aside).group(1))
+    assert {n.strip() for n in pinned.replace(" and ", ", ").split(",")} == {
+        d.split("==")[0] for d in module.PINNED_DEPS}
 
 
 ANCHOR = re.compile(r"\[`([^`]+)`\]\(https://github\.com/vllm-project/vllm/blob/v0\.33\.0/"
