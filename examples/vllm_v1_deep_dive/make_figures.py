@@ -6,6 +6,8 @@
                                  owners, the waiting queue, preemptions and finished requests.
                                  docs/javascripts/ifig/scheduler-stepper.js only draws them.
   scheduler-stepper-static.txt : the figure without JavaScript, every scenario as a list.
+  map-narrow.svg               : the phone's drawing of map.svg (the six layers and the
+                                 processes), one column, labels at 11 units or more.
   cuda-graphs-h200.svg (+ -narrow): eager launches against one graph replay per batch size, drawn
                                  from h200-cuda-graphs.json (one H200 run; see that file's note).
 
@@ -149,6 +151,78 @@ def static_html() -> str:
     return "\n".join(parts) + "\n"
 
 
+# (process heading, its note, box class, layers: (label, main line, small lines)), then the hop
+# below it as (down label, up label, dashed).
+MAP = [
+    ("FRONT-END PROCESS", "your script, or the API server", "fig-box-primary", [
+        ("1 entry point", "LLM.generate() | vllm serve", ["LLM; OpenAIServingChat (FastAPI)"]),
+        ("2 engine front end", "LLMEngine | AsyncLLM", ["Renderer, InputProcessor, OutputProcessor"]),
+        ("3 core client", "SyncMPClient | AsyncMPClient", ["ROUTER bind, PULL bind"]),
+    ], ("EngineCoreRequest (msgpack), ipc://", "EngineCoreOutputs (msgpack), ipc://", False)),
+    ("ENGINECORE PROCESS", "EngineCoreProc.run_engine_core", "fig-box-warn", [
+        ("4 engine core", "input thread | busy loop | output thread",
+         ["Scheduler + KVCacheManager (BlockPool)", "schedule, execute, sample, update"]),
+        ("5 executor", "UniProcExecutor | MultiprocExecutor", ["MultiprocExecutor when TP x PP x PCP x DP > 1"]),
+    ], ("SchedulerOutput, MessageQueue broadcast", "ModelRunnerOutput, one rank", True)),
+    ("WORKER PROCESS(ES)", "or inside EngineCore (UniProcExecutor)", "fig-box-ok", [
+        ("6 worker + runner", "Worker | GPUModelRunner",
+         ["init_device, load_model, profile, capture", "inputs on GPU, forward, Sampler"]),
+    ], None),
+]
+
+
+def map_narrow_svg() -> str:
+    width, body, y = 348, [], 8
+    fid = "vllm-v1-deep-dive-map-narrow"
+    for heading, note, box, layers, hop in MAP:
+        top = y
+        y += 18
+        body.append(f'<text class="fig-text-small" x="14" y="{y}" font-weight="bold">{heading}</text>')
+        body.append(f'<text class="fig-text-small fig-text-muted" x="14" y="{y + 15}">{escape(note)}</text>')
+        y += 25
+        for label, main, small in layers:
+            h = 38 + 15 * len(small)
+            body.append(f'<rect class="{box}" x="12" y="{y}" width="324" height="{h}" rx="4"/>')
+            body.append(f'<text class="fig-text-small" x="20" y="{y + 15}">{escape(label)}</text>')
+            body.append(f'<text class="fig-text" x="174" y="{y + 32}" text-anchor="middle">{escape(main)}</text>')
+            for k, line in enumerate(small):
+                body.append(f'<text class="fig-text-small" x="174" y="{y + 48 + 15 * k}" '
+                            f'text-anchor="middle">{escape(line)}</text>')
+            y += h + 8
+        body.insert(len(body) - sum(3 + len(sm) for _, _, sm in layers) - 2,
+                    f'<rect class="fig-box" x="4" y="{top}" width="340" height="{y - top}" rx="8"/>')
+        if hop is None:
+            break
+        down, up, dashed = hop
+        line = "fig-line-dashed" if dashed else "fig-line"
+        y += 6
+        body.append(f'<line class="{line}" x1="24" y1="{y}" x2="24" y2="{y + 34}" '
+                    f'marker-end="url(#{fid}-arrow)"/>')
+        body.append(f'<line class="{line}" x1="40" y1="{y + 34}" x2="40" y2="{y}" '
+                    f'marker-end="url(#{fid}-arrow)"/>')
+        body.append(f'<text class="fig-text-small" x="52" y="{y + 14}">down: {escape(down)}</text>')
+        body.append(f'<text class="fig-text-small" x="52" y="{y + 29}">up: {escape(up)}</text>')
+        y += 42
+    height = y + 4
+    head = [
+        f'<svg class="fig-svg fig-svg--narrow" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="{fid}-title {fid}-desc">',
+        f'<title id="{fid}-title">vLLM v1 in v0.33.0: six layers in up to three kinds of process</title>',
+        f'<desc id="{fid}-desc">The front-end process holds the entry point, the engine front end '
+        "and the core client; ZMQ sockets over ipc:// carry requests to the EngineCore process and "
+        "outputs back. The EngineCore process holds the engine core (input thread, busy loop, "
+        "output thread, scheduler and KV-cache manager) and the executor, which broadcasts each "
+        "SchedulerOutput to the worker processes (or runs the worker in-process); one rank "
+        "returns the ModelRunnerOutput.</desc>",
+        "<defs>",
+        f'<marker id="{fid}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path class="fig-arrow" d="M0,0 L10,5 L0,10 z"/>'
+        "</marker>",
+        "</defs>",
+    ]
+    return "\n".join(head + body + ["</svg>"]) + "\n"
+
+
 def h200() -> dict:
     return json.loads((OUT_DIR / "h200-cuda-graphs.json").read_text(encoding="utf-8"))
 
@@ -169,7 +243,7 @@ def cuda_graphs_svg(narrow: bool = False) -> str:
 
 
 FIGURES = {"scheduler-traces.json": traces_json, "scheduler-stepper-static.txt": static_html,
-           "cuda-graphs-h200.svg": cuda_graphs_svg,
+           "map-narrow.svg": map_narrow_svg, "cuda-graphs-h200.svg": cuda_graphs_svg,
            "cuda-graphs-h200-narrow.svg": lambda: cuda_graphs_svg(narrow=True)}
 
 

@@ -236,7 +236,8 @@ def test_committed_figures_are_regenerated(name):
     assert (FIG_DIR / name).read_text() == make_figures.FIGURES[name]()
 
 
-@pytest.mark.parametrize("name", ["map.svg", "cuda-graphs-h200.svg", "cuda-graphs-h200-narrow.svg"])
+@pytest.mark.parametrize("name", ["map.svg", "map-narrow.svg", "cuda-graphs-h200.svg",
+                                  "cuda-graphs-h200-narrow.svg"])
 def test_svg_conventions(name):
     svg = (FIG_DIR / name).read_text()
     assert svg.startswith("<svg class=\"fig-svg") and "viewBox=" in svg
