@@ -18,7 +18,7 @@ Packages the wheel's import chain names but that are not installed here are repl
 inert stubs (``STUBS``); the code that would call them never runs. No C++ or CUDA extension
 is loaded: vLLM logs that ``vllm._C`` is missing and carries on. ``ModelConfig`` inspects
 the model class in a child process (``_run_in_subprocess``); that child gets the same stubs
-through a ``sitecustomize.py`` in the cache.
+through a ``sitecustomize.py`` in a scratch folder.
 """
 
 from __future__ import annotations
@@ -84,11 +84,6 @@ def prepare() -> tuple[Path, Path]:
     if not (deps / ".done").exists():
         _pip("install", "--no-deps", "--target", str(deps), *PINNED_DEPS)
         (deps / ".done").write_text("\n".join(PINNED_DEPS) + "\n")
-    boot = d / "boot"  # sitecustomize for vLLM's own child processes: the same stubs
-    boot.mkdir(exist_ok=True)
-    (boot / "sitecustomize.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(HERE)!r})\n"
-        "import real_vllm\nreal_vllm.install_stubs(log=True)\n")
     return src, deps
 
 
@@ -189,10 +184,14 @@ def import_vllm() -> types.SimpleNamespace:
     src, deps = prepare()
     install_stubs()
     sys.path[:0] = [str(src), str(deps)]
-    _setenv("PYTHONPATH", os.pathsep.join([str(src), str(deps), str(cache_dir() / "boot")]))
     # A fresh model-info cache, so that ModelConfig inspects the model class in a child
-    # process every time (what a first start does) rather than reading a cached answer.
+    # process every time (what a first start does) rather than reading a cached answer, and
+    # a sitecustomize.py that gives that child the same stubs.
     scratch = tempfile.mkdtemp(prefix="real-vllm-")
+    Path(scratch, "sitecustomize.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(HERE)!r})\n"
+        "import real_vllm\nreal_vllm.install_stubs(log=True)\n")
+    _setenv("PYTHONPATH", os.pathsep.join([str(src), str(deps), scratch]))
     _setenv("VLLM_CACHE_ROOT", scratch)
     _setenv("REAL_VLLM_STUB_LOG", os.path.join(scratch, "stubs.txt"))
     names = {
