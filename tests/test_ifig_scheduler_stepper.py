@@ -91,7 +91,7 @@ def check_step(root: Locator, name: str, index: int) -> None:
     free = sum(b["state"] != "held" for b in step["blocks"])
     cached = sum(b["state"] == "cached" for b in step["blocks"])
     assert (shown["free"], shown["cached"]) == (free, cached), where
-    assert shown["blockHead"] == (f"KV blocks ({scenario['block_size']} tokens each): {free} of "
+    assert shown["blockHead"] == (f"KV blocks while this step runs ({scenario['block_size']} tokens each): {free} of "
                                   f"{len(step['blocks'])} free, {cached} of them cached"), where
     assert shown["blocks"] == [{"state": b["state"], "label": block_label(b),
                                 "text": " ".join(filter(None, [str(b["id"]), "+".join(b["owners"])]))}
@@ -127,7 +127,7 @@ def test_stepper_shows_every_step_of_every_trace(real_site: Site, browser: Brows
                                                  scheme: str, keyboard: bool) -> None:
     with serve(real_site.site_dir) as base:
         page, rec, root = open_post(browser, base, width, scheme)
-        assert list(TRACES) == ["packing", "preemption", "gate-on", "gate-off"]
+        assert list(TRACES) == ["packing", "preemption", "gate-on", "gate-off", "nine-blocks"]
         for i, (name, scenario) in enumerate(TRACES.items()):
             select = root.get_by_role("combobox", name="Scenario", exact=True)
             if keyboard:  # the next scenario by keyboard: the list has focus, the arrow moves on

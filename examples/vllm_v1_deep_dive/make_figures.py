@@ -8,8 +8,6 @@
   scheduler-stepper-static.txt : the figure without JavaScript, every scenario as a list.
   map-narrow.svg               : the phone's drawing of map.svg (the six layers and the
                                  processes), one column, labels at 11 units or more.
-  cuda-graphs-h200.svg (+ -narrow): eager launches against one graph replay per batch size, drawn
-                                 from h200-cuda-graphs.json (one H200 run; see that file's note).
 
 Both are pure functions of the model, so a test regenerates and compares them; another test runs
 the same scenarios through vLLM's own Scheduler (real_vllm.py) and gets the same block tables.
@@ -25,9 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
 import sched_model as sm  # noqa: E402
-from common.svgplot import Series, line_plot  # noqa: E402
 
 OUT_DIR = HERE.parents[1] / "docs" / "blog" / "posts" / "vllm-v1-deep-dive"
 SCENARIOS = {
@@ -37,26 +33,32 @@ SCENARIOS = {
                 lambda: sm.scenario_admission_gate(reserve_full_isl=True)),
     "gate-off": ("3: full-prompt gate off",
                  lambda: sm.scenario_admission_gate(reserve_full_isl=False)),
+    "nine-blocks": ("1 with 9 KV blocks (8 usable): B preempted, 4 tokens recomputed",
+                    lambda: sm.scenario_packing(num_blocks=9)),
 }
 
 
-def _kind(out, rid: str) -> str:
-    if rid in out.resumed_req_ids:
-        return "recompute"
-    return "prefill" if rid in out.prefill_req_ids else "decode"
-
-
-def _row_note(row: dict, req: sm.Request) -> str:
-    rid, n, hit = row["rid"], row["tokens"], row["cached"]
-    cached = f", {hit} more from the prefix cache" if hit else ""
-    if row["kind"] == "decode":
+def _request_note(rid: str, rows: list[dict], resumed: bool, left: int) -> str:
+    """One sentence part per request, from its rows (a resumed request can have two)."""
+    hit = rows[0]["cached"]
+    again = sum(r["tokens"] for r in rows if r["kind"] == "recompute")
+    new = [r for r in rows if r["kind"] != "recompute"]
+    if resumed:
+        text = (f"{rid} is back: {hit} tokens from the prefix cache, "
+                + (f"{again} computed again" if again else "nothing computed again"))
+        if new and new[0]["kind"] == "decode":
+            return text + ", then its next decode"
+        if not new:
+            return text
+        n = new[0]["tokens"]
+        text += f", then {n} new prompt token{'s' if n > 1 else ''}"
+    elif rows[0]["kind"] == "decode":
         return f"{rid} decodes 1 token"
-    if row["kind"] == "recompute":
-        return f"{rid} is back: {hit} tokens from the prefix cache, {n} computed again"
-    done = req.num_computed_tokens
-    left = len(req.prompt_token_ids) - done
-    tail = f", {left} left for later steps" if left > 0 else ""
-    return f"{rid} computes {n} prompt token{'s' if n > 1 else ''}{cached}{tail}"
+    else:
+        n = rows[0]["tokens"]
+        cached = f", {hit} more from the prefix cache" if hit else ""
+        text = f"{rid} computes {n} prompt token{'s' if n > 1 else ''}{cached}"
+    return text + (f", {left} left for later steps" if left > 0 else "")
 
 
 def _events(s: sm.Scheduler, out, budget_left: int) -> list[str]:
@@ -85,28 +87,31 @@ def trace(make) -> dict:
     snaps: list[dict] = []
 
     def observe(step: int, out) -> None:
-        rows = [{"rid": rid, "kind": _kind(out, rid), "tokens": n,
-                 "cached": out.num_prefix_hit_tokens.get(rid, 0)}
-                for rid, n in out.num_scheduled_tokens.items()]
         blocks = []
         for b in s.kv.pool.blocks[1:]:  # block 0 is the null block, never handed out
             owners = [rid for rid, bl in s.kv.req_to_blocks.items() if b in bl]
             state = "held" if b.ref_cnt else "cached" if b.block_hash else "free"
             blocks.append({"id": b.block_id, "state": state, "owners": owners})
         used = out.total_num_scheduled_tokens
-        notes = [_row_note(r, s.requests[r["rid"]]) for r in rows]
-        snaps.append({"step": step, "rows": rows, "used": used, "blocks": blocks,
+        left = {rid: len(s.requests[rid].prompt_token_ids) - s.requests[rid].num_computed_tokens
+                for rid in out.num_scheduled_tokens}
+        snaps.append({"step": step, "used": used, "blocks": blocks,
                       "waiting": [r.request_id for r in s.waiting],
-                      "preempted": list(out.preempted_req_ids),
-                      "notes": notes + _events(s, out, s.max_num_batched_tokens - used)})
+                      "preempted": list(out.preempted_req_ids), "left": left,
+                      "resumed": list(out.resumed_req_ids),
+                      "events": _events(s, out, s.max_num_batched_tokens - used)})
 
     records = sm.run(s, arrivals, observe=observe)
     steps = []
-    for snap, rec in zip(snaps, records, strict=True):
-        snap["finished"] = rec.finished
-        notes = snap.pop("notes") + [f"{rid} finishes and frees its blocks" for rid in rec.finished]
-        snap["note"] = _sentence(notes)
-        steps.append(snap)
+    for snap, rec, kinds in zip(snaps, records, sm.token_kinds(records, s.requests), strict=True):
+        rows = [{"rid": rid, "kind": kind, "tokens": n, "cached": hit} for rid, kind, n, hit in kinds]
+        left, resumed = snap.pop("left"), snap.pop("resumed")
+        notes = [_request_note(rid, [r for r in rows if r["rid"] == rid], rid in resumed, left[rid])
+                 for rid in left]
+        notes += snap.pop("events")
+        notes += [f"{rid} finishes; its blocks are freed after this step" for rid in rec.finished]
+        steps.append({"step": snap.pop("step"), "rows": rows, **snap,
+                      "finished": rec.finished, "note": _sentence(notes)})
     return {"budget": s.max_num_batched_tokens, "block_size": s.kv.block_size,
             "num_blocks": len(s.kv.pool.blocks), "steps": steps}
 
@@ -138,7 +143,8 @@ def block_text(block: dict) -> str:
 def static_html() -> str:
     parts = ['<div class="ifig-static">',
              "<p>Each step: the tokens each request gets from the 16-token budget, then the KV "
-             "blocks (id, holders, and whether a free block still holds a cached prefix).</p>"]
+             "blocks while the step runs (id, holders, and whether a free block still holds a "
+             "cached prefix).</p>"]
     for scenario in traces().values():
         parts.append(f"<p><strong>{escape(scenario['title'])}</strong></p>\n<ol>")
         for st in scenario["steps"]:
@@ -223,28 +229,8 @@ def map_narrow_svg() -> str:
     return "\n".join(head + body + ["</svg>"]) + "\n"
 
 
-def h200() -> dict:
-    return json.loads((OUT_DIR / "h200-cuda-graphs.json").read_text(encoding="utf-8"))
-
-
-def cuda_graphs_svg(narrow: bool = False) -> str:
-    rows = h200()["capture_sizes"]["per_size"]
-    xs = [r["batch"] for r in rows]
-    return line_plot(
-        [Series("eager launches", xs, [round(r["eager_us"], 1) for r in rows]),
-         Series("one graph replay", xs, [round(r["replay_us"], 1) for r in rows])],
-        fig_id="vllm-v1-deep-dive-cuda-graphs", narrow=narrow,
-        title="A decode-like step (8 GEMMs, 8 SiLUs) per batch size",
-        desc="Mean time of one step of eight bf16 4096x4096 linear layers with SiLU, launched "
-             "eagerly and replayed as a CUDA graph captured for that batch size, at 15 batch "
-             "sizes from 1 to 512. Replay stays between 133 and 160 microseconds up to batch 192 "
-             "and rises to 236 at 512; eager launches take 288 to 441 at every size.",
-        x_label="batch size (tokens)", y_label="µs per step", log_x=True)
-
-
 FIGURES = {"scheduler-traces.json": traces_json, "scheduler-stepper-static.txt": static_html,
-           "map-narrow.svg": map_narrow_svg, "cuda-graphs-h200.svg": cuda_graphs_svg,
-           "cuda-graphs-h200-narrow.svg": lambda: cuda_graphs_svg(narrow=True)}
+           "map-narrow.svg": map_narrow_svg}
 
 
 def main() -> None:

@@ -160,7 +160,7 @@
 
       var free = st.blocks.filter(function (b) { return b.state !== "held"; }).length;
       var cached = st.blocks.filter(function (b) { return b.state === "cached"; }).length;
-      blockHead.textContent = "KV blocks (" + sc.block_size + " tokens each): " + free + " of " +
+      blockHead.textContent = "KV blocks while this step runs (" + sc.block_size + " tokens each): " + free + " of " +
         st.blocks.length + " free, " + cached + " of them cached";
       blocks.textContent = "";
       st.blocks.forEach(function (b) {
