@@ -8,7 +8,8 @@
  * prefix). Nothing is computed here: every step is a record of scheduler-traces.json, written by
  * examples/vllm_v1_deep_dive/make_figures.py from the post's tested model (sched_model.py, whose
  * schedules and block tables the tests also get from vLLM's own Scheduler) and embedded in the
- * page as <script type="application/json" class="ss-traces">.
+ * page as <script type="application/json" class="ss-traces">. The scenario list, the step buttons
+ * and the readout are core.js's IFIG.stepper, shared with radix-stepper.js.
  *
  * Markup: <figure class="ifig" data-ifig="scheduler-stepper"> holding .ifig-static (every
  * scenario as a list), the JSON and a <figcaption>. State for tests, on the <figure>:
@@ -61,12 +62,7 @@
     S + ".ss-legend, " + S + ".ss-queue { margin: 0.3rem 0 0; }"
   ].join("\n");
 
-  function el(name, props, text) {
-    var node = document.createElement(name);
-    Object.keys(props || {}).forEach(function (k) { node.setAttribute(k, props[k]); });
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  var el = window.IFIG && window.IFIG.el;
 
   // The same wording as make_figures.py's static list.
   function rowText(r) {
@@ -80,36 +76,12 @@
   }
 
   function init(root) {
-    if (root.getAttribute("data-ifig-ready") === "true") return;
-    var source = root.querySelector("script.ss-traces");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    var names = Object.keys(data);
-    if (!document.getElementById(STYLE_ID)) {
-      var style = el("style", { id: STYLE_ID });
-      style.textContent = CSS;
-      document.head.appendChild(style);
-    }
+    var data = window.IFIG.setup(root, "ss-traces", STYLE_ID, CSS);
+    if (!data) return;
 
-    var ui = el("div", { "class": "ss-ui" });
-    var field = el("label", { "class": "ss-field" }, "Scenario ");
-    var select = el("select", { "aria-label": "Scenario" });
-    names.forEach(function (name) { select.appendChild(el("option", { value: name }, data[name].title)); });
-    field.appendChild(select);
-    ui.appendChild(field);
-    var nav = el("div", { "class": "ifig-controls", role: "group", "aria-label": "Step through the scenario" });
-    var first = el("button", { type: "button", "class": "md-button", "aria-label": "First step" }, "\u00ab First");
-    var prev = el("button", { type: "button", "class": "md-button", "aria-label": "Previous step" },
-      "\u25c0 Previous");
-    var next = el("button", { type: "button", "class": "md-button md-button--primary", "aria-label": "Next step" },
-      "Next \u25b6");
-    var last = el("button", { type: "button", "class": "md-button", "aria-label": "Last step" }, "Last \u00bb");
-    [first, prev, next, last].forEach(function (b) { nav.appendChild(b); });
-    ui.appendChild(nav);
-    var stepLine = el("p", { "class": "ss-step" });
-    var note = el("p", { "class": "ss-note ifig-readout", role: "status", "aria-live": "polite" });
-    ui.appendChild(stepLine);
-    ui.appendChild(note);
+    var controls = window.IFIG.stepper(root, data, { prefix: "ss", button: "md-button",
+      strongButton: "md-button md-button--primary" });
+    var ui = controls.ui;
 
     // A panel: a heading, the drawing, a list or line under it, and a legend.
     function panel(drawing, below, legend) {
@@ -130,16 +102,11 @@
     var blockHead = panel(blocks, queue, "Filled: held by the requests named. Dashed: free, but " +
       "its prefix is still cached. Plain: free.");
 
-    root.insertBefore(ui, root.querySelector(".ifig-static"));
-
-    var scenario = names[0];
-    var index = 0;
-
-    function show() {
+    controls.start(function show(scenario, index) {
       var sc = data[scenario];
       var st = sc.steps[index];
-      stepLine.textContent = "Step " + (index + 1) + " of " + sc.steps.length;
-      note.textContent = st.note;
+      controls.stepLine.textContent = "Step " + (index + 1) + " of " + sc.steps.length;
+      controls.note.textContent = st.note;
       budgetHead.textContent = "Token budget: " + st.used + " of " + sc.budget + " used";
       bar.textContent = "";
       st.rows.forEach(function (r) {
@@ -172,31 +139,10 @@
       queue.textContent = "Waiting: " + (st.waiting.join(", ") || "none") + ". Finished after this step: " +
         (st.finished.join(", ") || "none") + ".";
 
-      var focused = document.activeElement;
-      first.disabled = prev.disabled = index === 0;
-      next.disabled = last.disabled = index === sc.steps.length - 1;
-      // A button that just became disabled drops the keyboard focus: hand it to the other end.
-      if (focused && focused.disabled) (focused === next || focused === last ? prev : next).focus();
-      root.setAttribute("data-scenario", scenario);
-      root.setAttribute("data-step", String(index + 1));
-      root.setAttribute("data-step-count", String(sc.steps.length));
       root.setAttribute("data-used", String(st.used));
       root.setAttribute("data-free", String(free));
       root.setAttribute("data-cached", String(cached));
-    }
-
-    function go(i) {
-      index = Math.max(0, Math.min(data[scenario].steps.length - 1, i));
-      show();
-    }
-
-    select.addEventListener("change", function () { scenario = select.value; go(0); });
-    first.addEventListener("click", function () { go(0); });
-    prev.addEventListener("click", function () { go(index - 1); });
-    next.addEventListener("click", function () { go(index + 1); });
-    last.addEventListener("click", function () { go(data[scenario].steps.length - 1); });
-    go(0);
-    root.setAttribute("data-ifig-ready", "true");
+    });
   }
 
   if (window.IFIG && typeof window.IFIG.register === "function") {
