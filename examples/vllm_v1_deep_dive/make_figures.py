@@ -72,7 +72,9 @@ def _events(s: sm.Scheduler, out, budget_left: int) -> list[str]:
         elif len(s.running) >= s.max_num_seqs:
             parts.append(f"{rid} waits: max_num_seqs requests are running")
         else:
-            what = "whole prompt" if s.scheduler_reserve_full_isl else "next chunk"
+            what = ("next chunk" if not s.scheduler_reserve_full_isl
+                    else "prompt and outputs so far" if s.waiting[0].status == "PREEMPTED"
+                    else "whole prompt")
             parts.append(f"{rid} waits: too few free blocks for its {what}")
     return parts
 
