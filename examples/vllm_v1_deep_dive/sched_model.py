@@ -460,8 +460,10 @@ class StepRecord:
     finished: list[str]
 
 
-def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int = 50):
-    """Drive schedule -> execute -> update_from_output; `arrivals[k]` join before step k."""
+def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int = 50,
+        observe=None):
+    """Drive schedule -> execute -> update_from_output; `arrivals[k]` join before step k.
+    observe(step, out), if given, sees the scheduler right after each schedule()."""
     records: list[StepRecord] = []
     step = 0
     while step < max_steps and (scheduler.has_requests() or any(k > step for k in arrivals)):
@@ -469,6 +471,8 @@ def run(scheduler: Scheduler, arrivals: dict[int, list[Request]], max_steps: int
         for req in arrivals.get(step, []):
             scheduler.add_request(req)
         out = scheduler.schedule()
+        if observe is not None:
+            observe(step, out)
         tables = {rid: scheduler.kv.block_ids(rid) for rid in out.num_scheduled_tokens}
         results = scheduler.update_from_output(out, fake_execute(out, scheduler.requests))
         records.append(StepRecord(step, out, tables, [r for r, _, f in results if f]))
@@ -533,10 +537,10 @@ def prompt(seed: int, n: int) -> list[int]:
 
 
 # --8<-- [start:scenarios]
-def scenario_packing() -> tuple[Scheduler, dict[int, list[Request]]]:
+def scenario_packing(num_blocks: int = 16) -> tuple[Scheduler, dict[int, list[Request]]]:
     """Chunked prefill, continuous batching and a prefix-cache hit. block_size=4,
-    token budget 16, 16 blocks (block 0 is the null block)."""
-    kv = KVCacheManager(num_blocks=16, block_size=4)
+    token budget 16, 16 blocks (block 0 is the null block). With 9, B is preempted."""
+    kv = KVCacheManager(num_blocks=num_blocks, block_size=4)
     s = Scheduler(kv, max_num_batched_tokens=16, max_num_seqs=4)
     a = Request("A", prompt(1, 10), max_tokens=4, block_size=4)
     b = Request("B", prompt(2, 20), max_tokens=2, block_size=4)
@@ -566,16 +570,38 @@ def scenario_admission_gate(reserve_full_isl: bool = True):
 # --8<-- [end:scenarios]
 
 
-def describe(records: list[StepRecord]) -> list[str]:
-    lines = []
+def token_kinds(records: list[StepRecord], requests: dict[str, Request]):
+    """Per step, (request, kind, tokens, prefix-hit tokens) rows. A resumed request's tokens
+    are "recompute" only up to what it had computed when it was preempted and the prefix cache
+    did not give back; the rest are new prompt tokens ("prefill") or its next "decode"."""
+    computed: dict[str, int] = {}  # tokens each request has computed, after its last step
+    before: dict[str, int] = {}  # ... when it was preempted
+    steps = []
     for r in records:
-        parts = []
+        for rid in r.out.preempted_req_ids:
+            before[rid] = computed.pop(rid, 0)
+        rows = []
         for rid, n in r.out.num_scheduled_tokens.items():
-            kind = "prefill" if rid in r.out.prefill_req_ids else "decode"
-            if rid in r.out.resumed_req_ids:
-                kind = "recompute"
             hit = r.out.num_prefix_hit_tokens.get(rid, 0)
-            parts.append(f"{rid}:{n} {kind}" + (f" (+{hit} cached)" if hit else ""))
+            start = computed.get(rid, hit)
+            again = (min(n, max(0, before.pop(rid, 0) - hit))
+                     if rid in r.out.resumed_req_ids else 0)
+            if again:
+                rows.append((rid, "recompute", again, hit))
+            if n > again:
+                kind = ("prefill" if start + again < len(requests[rid].prompt_token_ids)
+                        else "decode")
+                rows.append((rid, kind, n - again, 0 if again else hit))
+            computed[rid] = start + n
+        steps.append(rows)
+    return steps
+
+
+def describe(records: list[StepRecord], requests: dict[str, Request]) -> list[str]:
+    lines = []
+    for r, rows in zip(records, token_kinds(records, requests), strict=True):
+        parts = [f"{rid}:{n} {kind}" + (f" (+{hit} cached)" if hit else "")
+                 for rid, kind, n, hit in rows]
         extra = ""
         if r.out.preempted_req_ids:
             extra += " | preempted " + ",".join(r.out.preempted_req_ids)
@@ -620,21 +646,30 @@ def main() -> None:
         {"A": 12, "B": 4}, {"A": 1}, {"A": 1}, {"B": 16}, {"B": 1}]
     assert rec3_off[1].out.preempted_req_ids == ["B"]
 
-    for s in (s1, s2, s3, s3_off):  # batching never changes what a request generates
+    # Scenario 1 with 9 blocks: B is preempted after computing its 20 prompt tokens; when it is
+    # back, A has reused B's fifth block, so 16 tokens are hits and 4 are computed again.
+    s4, arr4 = scenario_packing(num_blocks=9)
+    rec4 = run(s4, arr4)
+    assert rec4[2].out.preempted_req_ids == ["B"]
+    assert token_kinds(rec4, s4.requests)[4] == [("B", "recompute", 4, 16), ("B", "decode", 1, 0)]
+
+    for s in (s1, s2, s3, s3_off, s4):  # batching never changes what a request generates
         for req in s.requests.values():
             gen = req.all_token_ids[len(req.prompt_token_ids):]
             assert gen == reference_generate(req.prompt_token_ids, req.max_tokens), req.request_id
         assert s.kv.pool.num_free == len(s.kv.pool.blocks) - 1  # everything returned
 
     print("scenario 1: chunked prefill + continuous batching + prefix hit")
-    print("\n".join(describe(rec1)))
+    print("\n".join(describe(rec1, s1.requests)))
     print("scenario 2: preemption (recompute) with 6 KV blocks (5 usable)")
-    print("\n".join(describe(rec2)))
+    print("\n".join(describe(rec2, s2.requests)))
     print("scenario 3: full-prompt admission gate, 8 KV blocks (7 usable)")
     print("scheduler_reserve_full_isl=True (default):")
-    print("\n".join(describe(rec3)))
+    print("\n".join(describe(rec3, s3.requests)))
     print("scheduler_reserve_full_isl=False:")
-    print("\n".join(describe(rec3_off)))
+    print("\n".join(describe(rec3_off, s3_off.requests)))
+    print("scenario 1 with 9 KV blocks (8 usable): B preempted, 4 tokens computed again")
+    print("\n".join(describe(rec4, s4.requests)))
     print("all outputs match the unbatched reference; all blocks returned to the pool")
 
 

@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import re
 import sys
 
-import pytest
-from browser import new_page, serve, switch_palette
+from browser import new_page, serve
 from figure_text import MIN_PX, PHONE, measure
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, expect
+from stepper_driver import EVERY_VIEW, check_live_figure, drive_every_step, open_figure, post_url
 from support import ROOT, Site
-
-from mlblog.posts import check_all
 
 POST = ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive.md"
 TRACES = json.loads((ROOT / "docs" / "blog" / "posts" / "sglang-deep-dive" / "radix-traces.json")
@@ -40,12 +37,6 @@ def _radix():
 
 
 span = _radix().span  # how the model writes slot runs ("0–3, 8"); the page must write them alike
-
-
-def post_url() -> str:
-    records, problems = check_all(ROOT / "docs")
-    assert not problems, problems
-    return next(r.url for r in records if r.file == f"blog/posts/{POST.name}")
 
 
 # Everything the figure shows for the current step, read from the page in one call.
@@ -94,66 +85,20 @@ def check_step(root: Locator, name: str, index: int) -> None:
                                   for r in step["requests"]] or ["none"]), where
 
 
-def press(root: Locator, page: Page, button: str, keyboard: bool) -> None:
-    target = root.get_by_role("button", name=button, exact=True)
-    if keyboard:
-        target.focus()
-        page.keyboard.press("Enter")
-    else:
-        target.click()
-
-
-def open_post(browser: Browser, base: str, width: int, scheme: str):
-    page, rec = new_page(browser, base, viewport={"width": width, "height": 900})
-    page.goto(f"{base}/{post_url()}")
-    switch_palette(page, scheme)
-    root = page.locator(FIGURE)
-    expect(root).to_have_class(re.compile(r"\bifig--live\b"))
-    root.scroll_into_view_if_needed()
-    return page, rec, root
-
-
-@pytest.mark.parametrize(("width", "scheme", "keyboard"),
-                         [(390, "default", True), (390, "slate", False),
-                          (1280, "default", False), (1280, "slate", True)],
-                         ids=["390-light-keys", "390-dark-clicks", "1280-light-clicks", "1280-dark-keys"])
+@EVERY_VIEW
 def test_stepper_shows_every_step_of_every_trace(real_site: Site, browser: Browser, width: int,
                                                  scheme: str, keyboard: bool) -> None:
     with serve(real_site.site_dir) as base:
-        page, rec, root = open_post(browser, base, width, scheme)
+        page, rec, root = open_figure(browser, base, post_url(POST), FIGURE, width, scheme)
         assert list(TRACES) == ["shared-prompt", "same-batch", "lru"]
-        for i, (name, scenario) in enumerate(TRACES.items()):
-            select = root.get_by_role("combobox", name="Scenario", exact=True)
-            if keyboard:  # the next scenario by keyboard: the list has focus, the arrow moves on
-                if i:
-                    select.focus()
-                    page.keyboard.press("ArrowDown")
-            else:
-                select.select_option(label=scenario["title"])
-            check_step(root, name, 0)
-            expect(root.get_by_role("button", name="Previous step", exact=True)).to_be_disabled()
-            for index in range(1, len(scenario["steps"])):
-                press(root, page, "Next step", keyboard)
-                check_step(root, name, index)
-            expect(root.get_by_role("button", name="Next step", exact=True)).to_be_disabled()
-            press(root, page, "Previous step", keyboard)
-            check_step(root, name, len(scenario["steps"]) - 2)
-            press(root, page, "First step", keyboard)
-            check_step(root, name, 0)
-            press(root, page, "Last step", keyboard)
-            check_step(root, name, len(scenario["steps"]) - 1)
-        # The readout is announced, and the figure reads at 11 px or more without side-scrolling.
-        expect(root.locator(".rs-note")).to_have_attribute("aria-live", "polite")
-        smallest = next(f for f in measure(page) if f["id"] == "sglang-deep-dive-radix-stepper")
-        assert smallest["smallest"] >= MIN_PX, smallest
-        assert page.evaluate("document.documentElement.scrollWidth") <= width
-        assert rec.external == [] and rec.errors == []
+        drive_every_step(page, root, TRACES, keyboard, lambda name, index: check_step(root, name, index))
+        check_live_figure(page, rec, root, ".rs-note", "sglang-deep-dive-radix-stepper", width)
 
 
 def test_without_javascript_the_first_scenario_is_a_list(real_site: Site, browser: Browser) -> None:
     with serve(real_site.site_dir) as base:
         page, rec = new_page(browser, base, viewport=PHONE, java_script_enabled=False)
-        page.goto(f"{base}/{post_url()}")
+        page.goto(f"{base}/{post_url(POST)}")
         static = page.locator(f"{FIGURE} .ifig-static")
         expect(static).to_be_visible()
         first = TRACES["shared-prompt"]["steps"]

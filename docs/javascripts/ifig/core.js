@@ -22,12 +22,96 @@
     });
   }
 
+  function el(name, props, text) {
+    const node = document.createElement(name);
+    Object.keys(props || {}).forEach((k) => node.setAttribute(k, props[k]));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  /* A figure's data, parsed from its <script type="application/json" class="DATA_CLASS">, with
+     its stylesheet added to the page once; null when the figure is already live or has none. */
+  function setup(root, dataClass, styleId, css) {
+    if (root.getAttribute("data-ifig-ready") === "true") return null;
+    const source = root.querySelector("script." + dataClass);
+    if (!source) return null;
+    const data = JSON.parse(source.textContent);
+    if (!document.getElementById(styleId)) {
+      const style = el("style", { id: styleId });
+      style.textContent = css;
+      document.head.appendChild(style);
+    }
+    return data;
+  }
+
+  /* The controls of a scenario stepper (radix-stepper, scheduler-stepper): a scenario list,
+     First / Previous / Next / Last and a spoken readout, in a new <div class="PREFIX-ui">.
+     data maps a scenario name to {title, steps}. The figure adds its panels to .ui, then calls
+     start(show): show(name, index) draws that step. The stepper keeps the buttons' disabled
+     state and the keyboard focus, and the figure's data-scenario, data-step and
+     data-step-count. opts: prefix, button (class), strongButton (class of Next). */
+  function stepper(root, data, opts) {
+    const p = opts.prefix;
+    const names = Object.keys(data);
+    const ui = el("div", { class: p + "-ui" });
+    const field = el("label", { class: p + "-field" }, "Scenario ");
+    const select = el("select", { "aria-label": "Scenario" });
+    names.forEach((name) => select.appendChild(el("option", { value: name }, data[name].title)));
+    field.appendChild(select);
+    const nav = el("div", { class: "ifig-controls", role: "group", "aria-label": "Step through the scenario" });
+    const [first, prev, next, last] = [
+      ["First step", "\u00ab First"], ["Previous step", "\u25c0 Previous"],
+      ["Next step", "Next \u25b6"], ["Last step", "Last \u00bb"],
+    ].map(([label, text]) => el("button", {
+      type: "button", class: label === "Next step" ? opts.strongButton : opts.button, "aria-label": label,
+    }, text));
+    nav.append(first, prev, next, last);
+    const stepLine = el("p", { class: p + "-step" });
+    const note = el("p", { class: p + "-note ifig-readout", role: "status", "aria-live": "polite" });
+    ui.append(field, nav, stepLine, note);
+    let scenario = names[0];
+    let index = 0;
+    let draw = null;
+
+    function go(i) {
+      const count = data[scenario].steps.length;
+      index = Math.max(0, Math.min(count - 1, i));
+      draw(scenario, index);
+      const focused = document.activeElement;
+      first.disabled = prev.disabled = index === 0;
+      next.disabled = last.disabled = index === count - 1;
+      // A button that just became disabled drops the keyboard focus: hand it to the other end.
+      if (focused && focused.disabled) (focused === next || focused === last ? prev : next).focus();
+      root.setAttribute("data-scenario", scenario);
+      root.setAttribute("data-step", String(index + 1));
+      root.setAttribute("data-step-count", String(count));
+    }
+
+    select.addEventListener("change", () => { scenario = select.value; go(0); });
+    first.addEventListener("click", () => go(0));
+    prev.addEventListener("click", () => go(index - 1));
+    next.addEventListener("click", () => go(index + 1));
+    last.addEventListener("click", () => go(data[scenario].steps.length - 1));
+    return {
+      ui, stepLine, note,
+      start(show) {
+        draw = show;
+        root.insertBefore(ui, root.querySelector(".ifig-static"));
+        go(0);
+        root.setAttribute("data-ifig-ready", "true");
+      },
+    };
+  }
+
   window.IFIG = {
     register(name, init) {
       registry.set(name, init);
       scan();
     },
     scan,
+    el,
+    setup,
+    stepper,
   };
   if (window.document$) window.document$.subscribe(scan);
   else document.addEventListener("DOMContentLoaded", scan);

@@ -65,12 +65,7 @@
     S + ".rs-sizes { margin: 0.3rem 0 0; font-variant-numeric: tabular-nums; }"
   ].join("\n");
 
-  function el(name, props, text) {
-    var node = document.createElement(name);
-    Object.keys(props || {}).forEach(function (k) { node.setAttribute(k, props[k]); });
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  var el = window.IFIG && window.IFIG.el;
 
   // Slots as runs, as radix.span() writes them: [0, 1, 2, 5] -> "0–2, 5".
   function span(slots) {
@@ -109,36 +104,12 @@
   }
 
   function init(root) {
-    if (root.getAttribute("data-ifig-ready") === "true") return;
-    var source = root.querySelector("script.rs-traces");
-    if (!source) return;
-    var data = JSON.parse(source.textContent);
-    var names = Object.keys(data);
-    if (!document.getElementById(STYLE_ID)) {
-      var style = el("style", { id: STYLE_ID });
-      style.textContent = CSS;
-      document.head.appendChild(style);
-    }
+    var data = window.IFIG.setup(root, "rs-traces", STYLE_ID, CSS);
+    if (!data) return;
 
-    var ui = el("div", { "class": "rs-ui" });
-    var field = el("label", { "class": "rs-field" }, "Scenario ");
-    var select = el("select", { "aria-label": "Scenario" });
-    names.forEach(function (name) { select.appendChild(el("option", { value: name }, data[name].title)); });
-    field.appendChild(select);
-    ui.appendChild(field);
-    var nav = el("div", { "class": "ifig-controls", role: "group", "aria-label": "Step through the scenario" });
-    var first = el("button", { type: "button", "class": "rs-button", "aria-label": "First step" }, "\u00ab First");
-    var prev = el("button", { type: "button", "class": "rs-button", "aria-label": "Previous step" },
-      "\u25c0 Previous");
-    var next = el("button", { type: "button", "class": "rs-button rs-button--strong", "aria-label": "Next step" },
-      "Next \u25b6");
-    var last = el("button", { type: "button", "class": "rs-button", "aria-label": "Last step" }, "Last \u00bb");
-    [first, prev, next, last].forEach(function (b) { nav.appendChild(b); });
-    ui.appendChild(nav);
-    var stepLine = el("p", { "class": "rs-step" });
-    var note = el("p", { "class": "rs-note ifig-readout", role: "status", "aria-live": "polite" });
-    ui.appendChild(stepLine);
-    ui.appendChild(note);
+    var controls = window.IFIG.stepper(root, data, { prefix: "rs", button: "rs-button",
+      strongButton: "rs-button rs-button--strong" });
+    var ui = controls.ui;
 
     var treePanel = el("div", { "class": "rs-panel" });
     treePanel.appendChild(el("p", { "class": "rs-head" }, "Radix tree"));
@@ -163,17 +134,12 @@
     reqPanel.appendChild(reqs);
     ui.appendChild(reqPanel);
 
-    root.insertBefore(ui, root.querySelector(".ifig-static"));
-
-    var scenario = names[0];
-    var index = 0;
-
-    function show() {
+    controls.start(function show(scenario, index) {
       var sc = data[scenario];
       var st = sc.steps[index];
-      stepLine.textContent = "Step " + (index + 1) + " of " + sc.steps.length + ": " + st.event + " " +
+      controls.stepLine.textContent = "Step " + (index + 1) + " of " + sc.steps.length + ": " + st.event + " " +
         st.rids.join(", ");
-      note.textContent = st.note;
+      controls.note.textContent = st.note;
       tree.textContent = "";
       if (st.tree.length) drawTree(tree, st.tree);
       else tree.appendChild(el("li", { "class": "rs-empty" }, "(empty)"));
@@ -191,31 +157,10 @@
         reqs.appendChild(el("li", { "class": "rs-req" }, r.rid + ": \u201c" + r.text + "\u201d, reused " + r.hit +
           ", row " + span(r.row)));
       });
-      var focused = document.activeElement;
-      first.disabled = prev.disabled = index === 0;
-      next.disabled = last.disabled = index === sc.steps.length - 1;
-      // A button that just became disabled drops the keyboard focus: hand it to the other end.
-      if (focused && focused.disabled) (focused === next || focused === last ? prev : next).focus();
-      root.setAttribute("data-scenario", scenario);
-      root.setAttribute("data-step", String(index + 1));
-      root.setAttribute("data-step-count", String(sc.steps.length));
       root.setAttribute("data-evictable", String(st.evictable));
       root.setAttribute("data-protected", String(st.protected));
       root.setAttribute("data-free", String(free));
-    }
-
-    function go(i) {
-      index = Math.max(0, Math.min(data[scenario].steps.length - 1, i));
-      show();
-    }
-
-    select.addEventListener("change", function () { scenario = select.value; go(0); });
-    first.addEventListener("click", function () { go(0); });
-    prev.addEventListener("click", function () { go(index - 1); });
-    next.addEventListener("click", function () { go(index + 1); });
-    last.addEventListener("click", function () { go(data[scenario].steps.length - 1); });
-    go(0);
-    root.setAttribute("data-ifig-ready", "true");
+    });
   }
 
   if (window.IFIG && typeof window.IFIG.register === "function") {
