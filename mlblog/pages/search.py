@@ -33,7 +33,8 @@ CODE_RE = re.compile(r"<code>([^<]{2,100})</code>")
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")  # letters, digits and the joints of qualified names
 ARTICLE = '<article class="md-content__inner md-typeset">'
 BUNDLE = "pagefind"  # the folder in the site, which javascripts/search.js imports from
-NOT_INDEXED = ".md-tags, .byline, .post-toc, .series-box, .related-posts, .md-source-file"
+# .headerlink: the "¶" MkDocs puts after every heading would end each section title in the results.
+NOT_INDEXED = ".md-tags, .byline, .post-toc, .series-box, .related-posts, .md-source-file, .headerlink"
 # Pagefind's ready-made interfaces: the site has its own, so they are not shipped.
 UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
           "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")

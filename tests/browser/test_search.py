@@ -63,6 +63,11 @@ def test_a_result_shows_the_title_and_marked_snippet_and_its_page_highlights_the
     expect(first.locator("h1")).to_have_text("Fifth-generation tensor cores")
     expect(first.locator("p mark").first).to_have_text(re.compile(r"tcgen05", re.IGNORECASE))
     expect(first.locator("p")).to_contain_text("instruction reads operands from tensor memory")
+    # The underline of a match sits below its text, so the underscores of an identifier stay visible.
+    mark = first.locator("p mark").first
+    underline = mark.evaluate("m => { const s = getComputedStyle(m); return [s.textDecorationLine, "
+                              "parseFloat(s.textUnderlineOffset) / parseFloat(s.fontSize)]; }")
+    assert underline[0] == "underline" and underline[1] >= 0.25, underline
     first.click()
     page.wait_for_url(re.compile(r"/blackwell-mma/\?h=tcgen05\.mma(#.*)?$"))
     assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
@@ -74,6 +79,15 @@ def test_a_result_shows_the_title_and_marked_snippet_and_its_page_highlights_the
     # A page opened without ?h= marks nothing.
     page.goto(base_url + "/blog/2025/07/01/blackwell-mma/")
     expect(page.locator("article mark[data-search-highlight]")).to_have_count(0)
+    assert rec.external == [] and rec.errors == []
+
+
+def test_a_section_result_names_its_heading_without_the_permalink_sign(browser: Browser, base_url: str) -> None:
+    page, rec = new_page(browser, base_url)
+    page.goto(base_url + "/blog/")
+    first = search(page, "attainable")
+    expect(first.locator("h2")).to_have_text("A figure")  # not "A figure¶"
+    expect(page.locator("[data-site-search] .md-search-result__list")).not_to_contain_text("\u00b6")
     assert rec.external == [] and rec.errors == []
 
 
