@@ -125,9 +125,11 @@ check-posts: $(BIN)/.site-deps ## Check every post (front matter and body) and e
 # reach the front matter exactly as typed.
 new-post: export NEW_POST_TITLE = $(value TITLE)
 new-post: export NEW_POST_CATEGORY = $(or $(value CATEGORY),Machine Learning Performance)
-new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." CATEGORY="Kernel"
+new-post: export NEW_POST_SLUG = $(value SLUG)
+new-post: $(BIN)/.site-deps ## Scaffold a draft post: make new-post TITLE="..." CATEGORY="Kernel" [SLUG=...]
 	@test -n "$$NEW_POST_TITLE" || { echo 'usage: make new-post TITLE="My title" CATEGORY="Kernel"'; exit 2; }
-	@$(BIN)/python -m mlblog new --title-from-env NEW_POST_TITLE --category "$$NEW_POST_CATEGORY"
+	@$(BIN)/python -m mlblog new --title-from-env NEW_POST_TITLE --category "$$NEW_POST_CATEGORY" \
+	  $${NEW_POST_SLUG:+--slug "$$NEW_POST_SLUG"}
 
 schema: $(BIN)/.site-deps ## Regenerate schemas/post-front-matter.schema.json
 	$(BIN)/python -m mlblog schema --write

@@ -72,6 +72,26 @@ def test_make_new_post_without_a_title_says_how(tmp_path: Path) -> None:
     assert 'usage: make new-post TITLE="My title" CATEGORY="Kernel"' in result.stdout
 
 
+def test_make_new_post_names_a_wrong_category_and_what_is_accepted(tmp_path: Path) -> None:
+    result = make(authoring_copy(tmp_path / "src"), "new-post", "TITLE=Ring buffers", "CATEGORY=Kernal")
+    assert result.returncode != 0
+    assert "'Kernal' is not an allowed category. Did you mean 'Kernel'? Accepted: Machine Learning " \
+        "Performance, Distributed Training" in result.stderr
+    assert "usage:" not in result.stdout + result.stderr and "Traceback" not in result.stderr
+
+
+def test_make_new_post_takes_another_slug_when_the_title_is_taken(tmp_path: Path) -> None:
+    site = authoring_copy(tmp_path / "src")
+    assert make(site, "new-post", "TITLE=Ring buffers", "CATEGORY=Kernel").returncode == 0
+    again = make(site, "new-post", "TITLE=Ring buffers", "CATEGORY=Kernel")
+    assert again.returncode != 0 and 'SLUG=another-slug' in again.stderr
+    result = make(site, "new-post", "TITLE=Ring buffers", "CATEGORY=Kernel", "SLUG=ring-buffers-2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    front_matter = yaml.safe_load((site.docs / "blog" / "posts" / "ring-buffers-2.md").read_text(
+        encoding="utf-8").split("---\n")[1])
+    assert front_matter["slug"] == "ring-buffers-2" and front_matter["title"] == "Ring buffers"
+
+
 def test_make_help_says_what_clean_deletes() -> None:
     result = subprocess.run(["make", "-C", str(ROOT), "help"], capture_output=True, text=True)
     assert "make clean          Delete site/, .venv/ and node_modules/" in result.stdout
