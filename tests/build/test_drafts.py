@@ -67,3 +67,8 @@ def test_search_never_indexes_a_draft_even_where_it_is_shown(tmp_path: Path) -> 
     assert SECRET in site.html("blog/2025/04/01/hidden-draft")  # shown, as `mkdocs serve` shows it
     assert "data-pagefind-body" not in site.html("blog/2025/04/01/hidden-draft")
     assert [f["url"] for f in search_fragments(site.site_dir)] == ["/blog/2025/03/04/visible-one/"]
+    # The author sees it is a draft, and no "Last update" older than its date.
+    draft, published = site.html("blog/2025/04/01/hidden-draft"), site.html("blog/2025/03/04/visible-one")
+    assert '<li class="byline__item"><span class="md-draft">Draft</span></li>' in draft
+    assert "md-draft" not in published
+    assert "md-source-file" not in draft and "md-source-file" in published
