@@ -83,8 +83,39 @@ def _published_problems(post: Post, ctx: Context) -> list[Problem]:
     return problems
 
 
-def cross_post_problems(posts: Sequence[Post]) -> list[Problem]:
-    """Rules that need every post: unique URLs and slugs, related posts, series parts."""
+@dataclass(frozen=True)
+class Claims:
+    """What posts that failed their own checks still say about themselves (their raw front matter), so
+    that their failure is reported once, not again as a gap in a series or an unknown related slug."""
+
+    slugs: frozenset[str] = frozenset()
+    series: frozenset[str] = frozenset()
+    unreadable: bool = False  # a failed post's front matter is not even YAML: it may claim anything
+
+
+def claims_of(failed: Iterable[str]) -> Claims:
+    slugs, series, unreadable = set(), set(), False
+    for text in failed:
+        raw = split_front_matter(text).front_matter
+        try:
+            data = yaml.safe_load(raw) if raw is not None else None
+        except (yaml.YAMLError, ValueError, RecursionError):  # the post's own check has named why
+            data = None
+        if not isinstance(data, dict):
+            unreadable = True
+            continue
+        if isinstance(data.get("slug"), str):
+            slugs.add(data["slug"])
+        if isinstance(data.get("series"), dict) and isinstance(data["series"].get("name"), str):
+            series.add(data["series"]["name"])
+        elif "series" in data:
+            unreadable = True
+    return Claims(frozenset(slugs), frozenset(series), unreadable)
+
+
+def cross_post_problems(posts: Sequence[Post], failed: Claims = Claims()) -> list[Problem]:
+    """Rules that need every post: unique URLs and slugs, related posts, series parts. ``failed`` is
+    what the posts that failed their own checks claim: no problem here repeats theirs."""
     problems: list[Problem] = []
     by_url: dict[str, Post] = {}
     by_slug: dict[str, Post] = {}
@@ -105,7 +136,7 @@ def cross_post_problems(posts: Sequence[Post]) -> list[Problem]:
             if slug == post.slug:
                 problems.append(Problem(post.file, "field 'related'", f"'{slug}' is this post itself. "
                                         "Accepted: slugs of other posts"))
-            elif slug not in by_slug:
+            elif slug not in by_slug and slug not in failed.slugs and not failed.unreadable:
                 problems.append(Problem(post.file, "field 'related'", f"no post has the slug '{slug}'."
                                         f"{nearest(slug, by_slug)} Accepted: {', '.join(sorted(by_slug))}"))
     series: dict[str, list[Post]] = {}
@@ -122,7 +153,7 @@ def cross_post_problems(posts: Sequence[Post]) -> list[Problem]:
                                         "once per series"))
             parts.setdefault(part, post)
         missing = sorted(set(range(1, max(parts) + 1)) - set(parts))
-        if missing:
+        if missing and name not in failed.series and not failed.unreadable:
             problems.append(Problem(parts[max(parts)].file, "field 'series.part'", f"series '{name}' has "
                                     f"no part {missing[0]} before part {max(parts)}. Accepted: parts "
                                     "numbered 1, 2, 3... without gaps"))
@@ -232,7 +263,7 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
     if repository is not None:
         problems += docs_link_problems(docs_dir, repository)
     ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
-    posts = []
+    posts, failed = [], []
     for rel in post_files(docs_dir) if files is None else files:
         text, unreadable = _read(docs_dir, rel)
         if text is None:
@@ -242,6 +273,8 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
         problems += found
         if post is not None:
             posts.append(post)
+        else:
+            failed.append(text)
     for rel in pages:  # pages that are not posts: only what would break their build
         text, unreadable = _read(docs_dir, rel)
         if text is None:
@@ -250,5 +283,5 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
         source = split_front_matter(text)
         problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
                                   snippet_bases=snippet_bases, is_post=False)
-    problems += cross_post_problems(posts)
+    problems += cross_post_problems(posts, claims_of(failed))
     return posts, sorted(set(problems))

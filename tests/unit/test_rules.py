@@ -298,6 +298,20 @@ def test_series_with_a_missing_part_is_reported(tmp_path: Path) -> None:
                      "Accepted: parts numbered 1, 2, 3... without gaps"]
 
 
+def test_a_broken_part_is_reported_once_not_again_as_a_gap_or_unknown_slug(tmp_path: Path) -> None:
+    """Part 1 breaks (a category not allowed); part 2, untouched, and a post relating to part 1 report
+    nothing."""
+    _, lines = check(tmp_path, {
+        "p1.md": post(slug="part-one", categories=("Compilerz",), extra="series: {name: Compilers, part: 1}\n"),
+        "p2.md": post(slug="part-two", extra="series: {name: Compilers, part: 2}\n"),
+        "other.md": post(slug="other", extra="related: [part-one]\n")})
+    assert len(lines) == 1 and lines[0].startswith("blog/posts/p1.md: field 'categories"), lines
+    # Front matter that is not YAML at all may claim any series or slug: nothing is inferred from it.
+    _, lines = check(tmp_path / "b", {"p1.md": "---\ntitle: [unclosed\n---\nBody.\n",
+                                      "p2.md": post(slug="part-two", extra="series: {name: Compilers, part: 2}\n")})
+    assert len(lines) == 1 and lines[0].startswith("blog/posts/p1.md"), lines
+
+
 def test_external_avatar_is_rejected(tmp_path: Path) -> None:
     docs = docs_with(tmp_path, {"ok.md": post()})
     (docs / "blog" / ".authors.yml").write_text(
