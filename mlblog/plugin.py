@@ -30,7 +30,7 @@ from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
 from .posts.rules import check_all
 from .posts.schema import CATEGORIES, POSTS_DIR
-from .publish import cards, feeds, metadata, stylesheets, urls
+from .publish import cards, citation, feeds, metadata, stylesheets, urls
 from .publish import scripts as published_scripts
 from .render.cache import Cache, key
 from .render.diagrams import DiagramRenderer
@@ -339,9 +339,13 @@ class SitePlugin(BasePlugin[SiteConfig]):
         context["card"] = cards.card_of(post)
         context["jsonld"] = None
         context["tab_url"] = contracts.tab_of(page.url, nav)
+        context["citation"] = None
         if post is not None:
-            context["jsonld"] = metadata.script_safe_json(
-                metadata.blog_posting(post, config.site_url or "", config.site_name))
+            site_url, name = config.site_url or "", config.site_name
+            context["citation"] = {"bibtex": citation.bibtex(post, site_url, name),
+                                   "plain": citation.plain(post, site_url, name),
+                                   "meta": citation.meta_tags(post, site_url, name)}
+            context["jsonld"] = metadata.script_safe_json(metadata.blog_posting(post, site_url, name))
             parts = posts.series_parts(post)
             context["series"] = {"name": post.meta.series.name, "part": post.meta.series.part, "parts": parts} \
                 if post.meta.series is not None and parts else None

@@ -34,7 +34,7 @@ IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")  # letters, digits and the 
 ARTICLE = '<article class="md-content__inner md-typeset">'
 BUNDLE = "pagefind"  # the folder in the site, which javascripts/search.js imports from
 # .headerlink: the "¶" MkDocs puts after every heading would end each section title in the results.
-NOT_INDEXED = ".md-tags, .byline, .post-toc, .series-box, .related-posts, .md-source-file, .headerlink"
+NOT_INDEXED = ".md-tags, .byline, .post-toc, .series-box, .related-posts, .md-source-file, .headerlink, .cite"
 # Pagefind's ready-made interfaces: the site has its own, so they are not shipped.
 UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefind-modular-ui.css",
           "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")

@@ -1,0 +1,77 @@
+"""How to cite a post: a BibTeX entry, a plain citation, and the ``citation_*`` meta tags scholarly
+indexers read (Highwire Press tags, as Google Scholar documents them), all from the post's record.
+
+A title may hold inline code in backticks (``torch.compile``): BibTeX gets ``\\texttt{...}``, plain
+text gets the code's text. Every BibTeX special character is escaped (``_ & % # $ { } ~ ^ \\``), the
+title is double-braced so BibTeX keeps its capitals, and a corporate author is braced as one name.
+What reaches HTML is escaped there, by the template.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+from ..posts.schema import Post
+
+CODE = re.compile(r"`([^`]+)`")
+BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&", "%": r"\%",
+                  "#": r"\#", "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+
+
+def bibtex_text(text: str) -> str:
+    return "".join(BIBTEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def bibtex_title(title: str) -> str:
+    """The title for BibTeX: code in \\texttt, everything else escaped."""
+    parts, done = [], 0
+    for match in CODE.finditer(title):
+        parts += [bibtex_text(title[done:match.start()]), rf"\texttt{{{bibtex_text(match[1])}}}"]
+        done = match.end()
+    return "".join(parts + [bibtex_text(title[done:])])
+
+
+def plain_title(title: str) -> str:
+    """The title as plain text: inline code keeps its text, its backticks go."""
+    return CODE.sub(lambda m: m[1], title)
+
+
+def key_of(post: Post) -> str:
+    return f"{post.slug}-{post.created.year}"
+
+
+def bibtex(post: Post, site_url: str, site_name: str) -> str:
+    names = " and ".join("{" + bibtex_text(a.name) + "}" for a in post.authors) or "{" + bibtex_text(site_name) + "}"
+    fields = [("author", names), ("title", "{" + bibtex_title(post.title) + "}"),
+              ("howpublished", bibtex_text(site_name)), ("year", str(post.created.year))]
+    lines = [f"@misc{{{key_of(post)},"] + [f"  {name} = {{{value}}}," for name, value in fields]
+    lines.append(f"  month = {MONTHS[post.created.month - 1]},")
+    lines.append(f"  url = {{{urljoin(site_url, post.url)}}},")
+    if post.updated is not None and post.updated.date() != post.created.date():
+        lines.append(f"  note = {{Updated {post.updated:%Y-%m-%d}}},")
+    lines[-1] = lines[-1].rstrip(",")
+    return "\n".join(lines + ["}"])
+
+
+def _day(when: object) -> str:
+    return f"{when:%B} {when.day}, {when.year}"  # type: ignore[attr-defined]
+
+
+def plain(post: Post, site_url: str, site_name: str) -> str:
+    authors = ", ".join(a.name for a in post.authors) or site_name
+    updated = (f" (updated {_day(post.updated)})" if post.updated is not None
+               and post.updated.date() != post.created.date() else "")
+    return (f"{authors}. “{plain_title(post.title)}.” {site_name}, {_day(post.created)}{updated}. "
+            f"{urljoin(site_url, post.url)}")
+
+
+def meta_tags(post: Post, site_url: str, site_name: str) -> list[tuple[str, str]]:
+    """(name, content) of each citation_* meta tag, plain text."""
+    tags = [("citation_title", plain_title(post.title))]
+    tags += [("citation_author", a.name) for a in post.authors]
+    tags += [("citation_publication_date", f"{post.created:%Y/%m/%d}"),
+             ("citation_publisher", site_name),
+             ("citation_fulltext_html_url", urljoin(site_url, post.url))]
+    return tags
