@@ -99,6 +99,7 @@ SOURCES: dict[tuple[str, str], Source] = {
 NOT_SHIPPED = {
     "NVIDIA/nccl": "no package on a registry ships NCCL's sources (only its headers and library)",
     "pytorch/torchtune": "pinned at a commit between releases",
+    "QwenLM/Qwen3": "its documentation and technical report, at a commit, are in no package",
     # nvidia-cutlass 4.2.0.0, the newest wheel with CUTLASS's headers, is not v4.7.0: the cutlass post's own
     # test checks the anchors into the files that are byte-equal in both and lists the rest as read by hand.
     "NVIDIA/cutlass": "no package ships v4.7.0's headers (the cutlass post's test checks what it can)",
