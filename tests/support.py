@@ -188,3 +188,20 @@ def search_fragments(site_dir: Path) -> list[dict[str, object]]:
         assert data.startswith(prefix), path
         fragments.append(json.loads(data[len(prefix):]))
     return fragments
+
+
+# A git repository of a test's own, with a fixed author and commit times (the speed tests' histories).
+GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
+           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
+
+
+def git(repo: Path, *args: str, when: int | None = None) -> str:
+    env = dict(GIT_ENV)
+    if when is not None:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
+    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def commit(repo: Path, message: str, when: int) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)

@@ -25,22 +25,7 @@ import sys
 from pathlib import Path
 
 from reader_fixtures import write_reader_posts
-from support import MKDOCS_ENV, Site, fetch_text, free_port, make_site, search_fragments
-
-GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
-
-
-def git(repo: Path, *args: str, when: int | None = None) -> str:
-    env = dict(GIT_ENV)
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
-
-
-def commit(repo: Path, message: str, when: int) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)
+from support import MKDOCS_ENV, Site, commit, fetch_text, free_port, git, make_site, search_fragments
 
 
 def counting_git(folder: Path, log: Path) -> dict[str, str]:

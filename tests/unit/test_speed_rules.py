@@ -5,8 +5,6 @@ they change; the markup repairs, run only near their attributes, equal running t
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import jinja2
@@ -14,27 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mkdocs_git_revision_date_localized_plugin.util import Util
+from support import commit, git
 
 from mlblog.pages import markup as repair_markup
 from mlblog.publish import cards as social_cards
 from mlblog.render.cache import Cache
 from mlblog.speed import git_history as read_git_history
 from mlblog.speed import templates as cache_templates
-
-GIT_ENV = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.org",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.org"}
-
-
-def git(repo: Path, *args: str, when: int | None = None) -> str:
-    env = dict(GIT_ENV)
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{when} +0000"
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
-
-
-def commit(repo: Path, message: str, when: int) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "--allow-empty", "-m", message, when=when)
 
 
 def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
