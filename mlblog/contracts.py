@@ -168,16 +168,10 @@ DETAILS: list[Detail] = [
     Detail("Material's landmarks carry the classes pages/markup.LANDMARKS names", "pages/markup.label_landmarks",
            lambda: all(f'class="{cls}"' in "".join(p.read_text(encoding="utf-8") for p in material_file(
                "").rglob("*.html")) for _, cls in LANDMARKS)),
-    Detail("Material 9.8.1's partials/header.html, copied to overrides/partials/header.html",
-           "overrides/partials/header.html", _copied("partials/header.html", "8cf3fb15bcf969ff")),
     Detail("Material 9.8.1's partials/search.html, copied to overrides/partials/search.html",
            "overrides/partials/search.html", _copied("partials/search.html", "bfd556535abcddb9")),
-    Detail("Material 9.8.1's partials/tabs-item.html, copied to overrides/partials/tabs-item.html",
-           "overrides/partials/tabs-item.html", _copied("partials/tabs-item.html", "52fe1f551aa2dbfc")),
     Detail("Material 9.8.1's partials/tags.html, copied to overrides/partials/tags.html",
            "overrides/partials/tags.html", _copied("partials/tags.html", "166225609857c853")),
-    Detail("Material 9.8.1's partials/copyright.html, copied to overrides/partials/copyright.html",
-           "overrides/partials/copyright.html", _copied("partials/copyright.html", "bc86bca3bf75070f")),
     Detail("Material 9.8.1's partials/palette.html, copied to overrides/partials/palette.html",
            "overrides/partials/palette.html", _copied("partials/palette.html", "fb935107ae7d3d74")),
     # The speed layer (speed/, publish/scripts.py, pages/chunks.py):

@@ -29,8 +29,8 @@ from .pages.external import css_externals, externals
 from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
 from .posts.rules import check_all
-from .posts.schema import CATEGORIES, POSTS_DIR
-from .publish import cards, citation, feeds, metadata, stylesheets, urls
+from .posts.schema import CATEGORIES, POSTS_DIR, Post
+from .publish import cards, citation, feeds, lead_figures, metadata, stylesheets, urls
 from .publish import scripts as published_scripts
 from .render.cache import Cache, key
 from .render.diagrams import DiagramRenderer
@@ -78,6 +78,8 @@ class Build:
         self.excerpt_counts = excerpts.Counts()
         self.deferred_excerpt: type | None = None
         self.template_counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
+        self.docs_dir = config.docs_dir
+        self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
 
     def close(self) -> None:
         self.math.close()
@@ -261,6 +263,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         posts = self.build.posts
         env.globals["post_record"] = lambda page: posts.record(getattr(getattr(page, "file", None), "src_uri", None))
         env.globals["blog_browse"] = lambda: contracts.blog_listings(config.plugins["material/blog"], posts)
+        env.globals["lead_figure"] = self._lead_figure
         try:
             self.build.stylesheet = stylesheets.bundle([Path(d) for d in config.theme.dirs],
                                                        bool(config.theme.get("palette")), self.build.own_sheets)
@@ -268,6 +271,20 @@ class SitePlugin(BasePlugin[SiteConfig]):
             raise PluginError(str(stop)) from stop
         env.globals["site_stylesheet"] = self.build.stylesheet[0]
         return env
+
+    def _lead_figure(self, post: Post | None) -> lead_figures.LeadFigure | None:
+        """The post's first figure, drawn small for the listings (made once a build)."""
+        if post is None:
+            return None
+        found = self.build.lead_figures
+        if post.file not in found:
+            markdown = (Path(self.build.docs_dir) / post.file).read_text(encoding="utf-8")
+            try:
+                found[post.file] = lead_figures.lead_figure(markdown, self.build.root)
+            except (OSError, ValueError) as error:  # the snippet check names a missing file too
+                raise PluginError(f"{post.file}: its first figure cannot be drawn small for the "
+                                  f"listings: {error}") from error
+        return found[post.file]
 
     def _stop_on_render_problems(self) -> None:
         found = [(self.build.math.problems, "math problem"), (self.build.diagrams.problems, "diagram problem")]

@@ -249,6 +249,23 @@
     if (first && !location.hash) first.scrollIntoView({ block: "center" });
   }
 
-  if (window.document$) window.document$.subscribe(highlight);
+  // The header's sections (overrides/main.html): instant page changes keep the header, so the
+  // section of the new page is lit here, by the rule the build uses (mlblog/contracts.py tab_of):
+  // the section whose address is the longest prefix of the page's.
+  function lightSection() {
+    const links = [...document.querySelectorAll(".site-header__sections a")];
+    const here = location.pathname;
+    let best = null;
+    for (const link of links) {
+      const path = new URL(link.href).pathname;
+      if (here.startsWith(path) && (!best || path.length > new URL(best.href).pathname.length)) best = link;
+    }
+    for (const link of links) {
+      if (link !== best) link.removeAttribute("aria-current");
+      else link.setAttribute("aria-current", new URL(link.href).pathname === here ? "page" : "true");
+    }
+  }
+
+  if (window.document$) window.document$.subscribe(() => { highlight(); lightSection(); });
   else highlight();
 })();

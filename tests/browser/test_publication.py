@@ -60,7 +60,7 @@ def test_front_page_has_a_masthead_subscribe_links_and_browse_lists(reader_site:
     assert '<a href="archive/2025/">2025</a>' in html
     # Newest first, each card with its byline and summary.
     assert listed_titles(html)[:2] == ["Compilers, part two", "Compilers, part one"]
-    card = text_of(section(html, r'id="post-compilers-two">.*?</article>'))
+    card = text_of(section(html, r'aria-labelledby="post-compilers-two">.*?</article>'))
     assert "By The Editors · " not in card  # separators are CSS, not text
     for part in ("By The Editors", "September 1, 2025", "Updated October 15, 2025", "1 min read",
                  "In torch.compile", "updated after it was first published"):
@@ -99,8 +99,9 @@ def test_category_and_year_pages_link_back_to_their_index(reader_site: Site) -> 
 
 
 def active_tab(html: str) -> list[str]:
-    active = r'<li class="md-tabs__item md-tabs__item--active">.*?</li>'
-    return [text_of(m) for m in re.findall(active, html, re.DOTALL)]
+    """The header's section links marked as the page's own (aria-current)."""
+    sections = section(html, r'<nav class="site-header__sections".*?</nav>')
+    return [text_of(m) for m in re.findall(r'<a [^>]*aria-current="(?:page|true)"[^>]*>.*?</a>', sections, re.DOTALL)]
 
 
 def test_every_page_lights_its_own_tab(reader_site: Site) -> None:
@@ -232,6 +233,105 @@ def test_contents_are_reachable_at_every_width(browser: Browser, base_url: str) 
     toc.get_by_role("link", name="The path").click()
     page.wait_for_url(re.compile(r"#the-path$"))
     assert rec.errors == []
+
+
+@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+def test_the_header_and_footer_are_the_sites_own(browser: Browser, base_url: str, viewport: dict[str, int]) -> None:
+    page, rec = new_page(browser, base_url, viewport=viewport)
+    page.goto(f"{base_url}/{TWO}")
+    header = page.locator("header.site-header")
+    expect(header.get_by_role("link", name=SITE_NAME)).to_be_visible()
+    sections = header.get_by_role("navigation", name="Sections").get_by_role("link")
+    assert sections.all_inner_texts() == ["Posts", "Categories", "Archive", "About"]
+    for i in range(4):  # all on screen at a phone's width too, none behind a menu
+        box = sections.nth(i).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], i
+    # None of Material's manual chrome: tabs, the drawer's menu button, the "Back to index" rail, its credit.
+    assert page.locator(".md-tabs, .md-sidebar--primary, .md-sidebar--post").count() == 0
+    assert page.locator("label[for='__drawer']:visible").count() == 0
+    assert page.get_by_text("Back to index").count() == 0
+    footer = page.locator("footer.site-footer")
+    expect(footer).to_contain_text("Licence: text CC BY 4.0, code MIT")
+    assert "Material for MkDocs" not in footer.inner_text()
+    # Instant page changes keep the header: the new page's section is lit (javascripts/search.js).
+    expect(sections.nth(0)).to_have_attribute("aria-current", "true")
+    sections.nth(2).click()
+    page.wait_for_url(re.compile(r"/blog/archive/$"))
+    expect(sections.nth(2)).to_have_attribute("aria-current", "page")
+    assert sections.nth(0).get_attribute("aria-current") is None
+    assert rec.errors == []
+
+
+def test_the_contents_sit_left_of_a_centred_article_and_fold_on_a_phone(browser: Browser, base_url: str) -> None:
+    page, _ = new_page(browser, base_url, viewport=DESK)
+    page.goto(f"{base_url}/{ONE}")
+    rail = page.locator(".post-rail").bounding_box()
+    article = page.locator("article.md-content__inner").bounding_box()
+    assert rail and article and rail["x"] + rail["width"] <= article["x"]
+    assert abs(article["x"] + article["width"] / 2 - DESK["width"] / 2) < 24, article
+    expect(page.locator(".post-rail .md-nav__title")).to_have_text("Contents")
+    page, _ = new_page(browser, base_url, viewport=PHONE)
+    page.goto(f"{base_url}/{ONE}")
+    expect(page.locator(".post-rail")).to_be_hidden()
+    summary = page.locator("details.post-toc > summary")
+    expect(summary).to_be_visible()
+    # Not an admonition: no icon before "Contents", no coloured box round it.
+    assert page.evaluate("""() => {
+        const d = document.querySelector('details.post-toc');
+        const icon = getComputedStyle(d.querySelector('summary'), '::before').display;
+        return [icon, getComputedStyle(d).borderLeftWidth, getComputedStyle(d).boxShadow];
+    }""") == ["none", "0px", "none"]
+
+
+def front_page_layout(page: Page) -> dict:
+    return page.evaluate("""() => {
+        const cards = [...document.querySelectorAll('.post-card')];
+        const top = (el) => el.getBoundingClientRect().top + scrollY;
+        return {
+            featured: cards.map((c) => c.classList.contains('post-card--featured')),
+            kicker: cards[0].querySelector('.post-card__kicker')?.textContent,
+            titleSizes: cards.map((c) => parseFloat(getComputedStyle(c.querySelector('.post-card__title')).fontSize)),
+            titleBottoms: cards.map((c) => { const r = c.querySelector('.post-card__title').getBoundingClientRect();
+                                             return r.bottom + scrollY; }),
+            datelineLefts: cards.map((c) => Math.round(
+                c.querySelector('.post-card__dateline').getBoundingClientRect().left)),
+            figures: cards.map((c) => { const svg = c.querySelector('.post-card__figure svg');
+                if (!svg) return null;
+                const r = svg.getBoundingClientRect(), box = svg.querySelector('.fig-box, rect');
+                return {label: svg.getAttribute('aria-label'), role: svg.getAttribute('role'),
+                        words: svg.querySelectorAll('text').length, width: r.width, height: r.height,
+                        fill: box && getComputedStyle(box).fill, stroke: box && getComputedStyle(box).stroke,
+                        bg: getComputedStyle(document.body).backgroundColor}; }),
+        };
+    }""")
+
+
+@pytest.mark.parametrize("palette", ["default", "slate"], ids=["light", "dark"])
+@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
+def test_the_front_page_leads_with_the_newest_post_and_every_posts_figure(
+        real_site: Site, browser: Browser, viewport: dict[str, int], palette: str) -> None:
+    with serve(real_site.site_dir) as base:
+        page, rec = new_page(browser, base, viewport=viewport)
+        page.goto(f"{base}/blog/")
+        switch_palette(page, palette)
+        layout = front_page_layout(page)
+        assert rec.external == [] and rec.errors == []
+    n = len(layout["featured"])
+    assert n == len(post_urls(real_site.site_dir)) and layout["featured"] == [True] + [False] * (n - 1)
+    assert layout["kicker"] == "Newest"
+    assert layout["titleSizes"][0] > max(layout["titleSizes"][1:])
+    # Every real post has a map: each entry shows it, drawn small, named by the figure's title,
+    # without its words, and coloured by the site's palette (an unstyled SVG box is filled black).
+    for figure in layout["figures"]:
+        assert figure and figure["role"] == "img" and figure["label"].startswith("Figure: ")
+        assert len(figure["label"]) > len("Figure: ") + 4, figure
+        assert figure["words"] == 0 and figure["width"] >= 70 and figure["height"] >= 70
+        assert figure["fill"] not in ("rgb(0, 0, 0)", "none") and figure["stroke"] != "none", figure
+    # Datelines start at one left edge in every entry after the newest (whose figure is at its left on a desk).
+    assert len(set(layout["datelineLefts"][1:])) == 1, layout["datelineLefts"]
+    # On a phone, the first screen shows at least two posts' titles in full.
+    if viewport == PHONE:
+        assert layout["titleBottoms"][1] <= PHONE["height"], layout["titleBottoms"][:2]
 
 
 def zoom(page: Page):

@@ -21,11 +21,11 @@ def test_every_detail_the_site_relies_on_still_holds(detail: Detail) -> None:
 
 
 def test_a_changed_detail_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What an upgrade looks like to the check: the copied header's original has changed."""
+    """What an upgrade looks like to the check: the copied search box's original has changed."""
     import mlblog.contracts as contracts
 
-    header = next(d for d in DETAILS if d.where == "overrides/partials/header.html")
-    original = contracts.material_file("partials/header.html").read_bytes()
+    header = next(d for d in DETAILS if d.where == "overrides/partials/search.html")
+    original = contracts.material_file("partials/search.html").read_bytes()
     monkeypatch.setattr(contracts, "material_file", lambda relative: type(
         "Fake", (), {"read_bytes": lambda self: original + b"<!-- 9.8.2 -->"})())
     assert not header.holds()
@@ -34,7 +34,8 @@ def test_a_changed_detail_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 CORE = ["mlblog.posts", "mlblog.posts.rules", "mlblog.render.math", "mlblog.render.diagrams", "mlblog.pages.external",
         "mlblog.pages.markup", "mlblog.pages.scripts", "mlblog.pages.search", "mlblog.pages.chunks",
         "mlblog.pages.fonts", "mlblog.pages.code", "mlblog.pages.readtime", "mlblog.publish.urls",
-        "mlblog.publish.feeds", "mlblog.publish.cards", "mlblog.publish.metadata", "mlblog.publish.stylesheets",
+        "mlblog.publish.feeds", "mlblog.publish.cards", "mlblog.publish.lead_figures",
+        "mlblog.publish.metadata", "mlblog.publish.stylesheets",
         "mlblog.publish.scripts", "mlblog.checks", "mlblog.__main__"]
 
 
