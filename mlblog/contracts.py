@@ -170,8 +170,6 @@ DETAILS: list[Detail] = [
                "").rglob("*.html")) for _, cls in LANDMARKS)),
     Detail("Material 9.8.1's partials/search.html, copied to overrides/partials/search.html",
            "overrides/partials/search.html", _copied("partials/search.html", "bfd556535abcddb9")),
-    Detail("Material 9.8.1's partials/tags.html, copied to overrides/partials/tags.html",
-           "overrides/partials/tags.html", _copied("partials/tags.html", "166225609857c853")),
     Detail("Material 9.8.1's partials/palette.html, copied to overrides/partials/palette.html",
            "overrides/partials/palette.html", _copied("partials/palette.html", "fb935107ae7d3d74")),
     # The speed layer (speed/, publish/scripts.py, pages/chunks.py):
