@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 
 from .checks import check_site, check_sources
+from .posts import titles
 from .posts.problems import format_problems
 from .posts.scaffold import scaffold
 from .posts.schema import CATEGORIES, POSTS_DIR, FrontMatter, nearest
@@ -48,6 +49,10 @@ def new(args: argparse.Namespace, root: Path) -> int:
     title = os.environ.get(args.title_from_env, "") if args.title_from_env else (args.title or "")
     if not title.strip():
         print('A title is needed: make new-post TITLE="My title" CATEGORY="Kernel"', file=sys.stderr)
+        return 2
+    wrong_title = titles.problem(title.strip())
+    if wrong_title is not None:  # the scaffold would not pass the checks
+        print(f"TITLE: {wrong_title}", file=sys.stderr)
         return 2
     wrong = [c for c in args.category if c not in CATEGORIES]
     if wrong:

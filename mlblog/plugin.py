@@ -243,6 +243,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 # mkdocs-rss-plugin reads date.created and date.updated (mkdocs.yml): the record's
                 # dates, an absent update equal to the creation, never the build time.
                 file.page.meta["date"] = {"created": post.created, "updated": post.modified}
+                # page.title is what mkdocs-rss-plugin, Material's header and its excerpts print: the
+                # plain text, no backticks (the site's templates print the record's title_html).
+                file.page.meta["title"] = post.title_text
                 if post.meta.template is None:  # Material renders posts with blog-post.html; ours extends it
                     file.page.meta["template"] = "post.html"
         self._add_katex(files, config)

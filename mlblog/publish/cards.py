@@ -56,7 +56,7 @@ def cards_for(published: list[Post], site_name: str) -> dict[str, tuple[str, str
     cards = {SITE_CARD: (site_name, "Code-level deep dives into ML systems performance")}
     for post in published:  # drafts get no card: their pages are not published
         day = post.created
-        cards[post.card] = (post.title, f"{day:%B} {day.day}, {day.year}  ·  {' · '.join(post.meta.categories)}")
+        cards[post.card] = (post.title_text, f"{day:%B} {day.day}, {day.year}  ·  {' · '.join(post.meta.categories)}")
     return cards
 
 

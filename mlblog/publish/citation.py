@@ -1,20 +1,19 @@
 """How to cite a post: a BibTeX entry, a plain citation, and the ``citation_*`` meta tags scholarly
 indexers read (Highwire Press tags, as Google Scholar documents them), all from the post's record.
 
-A title may hold inline code in backticks (``torch.compile``): BibTeX gets ``\\texttt{...}``, plain
-text gets the code's text. Every BibTeX special character is escaped (``_ & % # $ { } ~ ^ \\``), the
-title is double-braced so BibTeX keeps its capitals, and a corporate author is braced as one name.
-What reaches HTML is escaped there, by the template.
+A title may hold inline code in backticks (``torch.compile``, read by posts/titles.py): BibTeX gets
+``\\texttt{...}``, plain text gets the code's text. Every BibTeX special character is escaped
+(``_ & % # $ { } ~ ^ \\``), the title is double-braced so BibTeX keeps its capitals, and a corporate
+author is braced as one name. What reaches HTML is escaped there, by the template.
 """
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urljoin
 
 from ..posts.schema import Post
+from ..posts.titles import CODE
 
-CODE = re.compile(r"`([^`]+)`")
 BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&", "%": r"\%",
                   "#": r"\#", "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -31,11 +30,6 @@ def bibtex_title(title: str) -> str:
         parts += [bibtex_text(title[done:match.start()]), rf"\texttt{{{bibtex_text(match[1])}}}"]
         done = match.end()
     return "".join(parts + [bibtex_text(title[done:])])
-
-
-def plain_title(title: str) -> str:
-    """The title as plain text: inline code keeps its text, its backticks go."""
-    return CODE.sub(lambda m: m[1], title)
 
 
 def key_of(post: Post) -> str:
@@ -63,13 +57,13 @@ def plain(post: Post, site_url: str, site_name: str) -> str:
     authors = ", ".join(a.name for a in post.authors) or site_name
     updated = (f" (updated {_day(post.updated)})" if post.updated is not None
                and post.updated.date() != post.created.date() else "")
-    return (f"{authors}. “{plain_title(post.title)}.” {site_name}, {_day(post.created)}{updated}. "
+    return (f"{authors}. “{post.title_text}.” {site_name}, {_day(post.created)}{updated}. "
             f"{urljoin(site_url, post.url)}")
 
 
 def meta_tags(post: Post, site_url: str, site_name: str) -> list[tuple[str, str]]:
     """(name, content) of each citation_* meta tag, plain text."""
-    tags = [("citation_title", plain_title(post.title))]
+    tags = [("citation_title", post.title_text)]
     tags += [("citation_author", a.name) for a in post.authors]
     tags += [("citation_publication_date", f"{post.created:%Y/%m/%d}"),
              ("citation_publisher", site_name),

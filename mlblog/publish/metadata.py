@@ -18,7 +18,7 @@ def blog_posting(post: Post, site_url: str, site_name: str) -> dict[str, Any]:
     return {
         "@context": "https://schema.org",
         "@type": "BlogPosting",
-        "headline": post.title,
+        "headline": post.title_text,
         "description": post.description,
         "datePublished": post.created.isoformat(),
         "dateModified": post.modified.isoformat(),

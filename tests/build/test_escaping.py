@@ -1,9 +1,10 @@
 """Front-matter text is escaped where it is printed, never at the source.
 
-One fixture site whose series part one and part two carry a hostile title and description. Every
-place a title or description reaches is checked: HTML outputs show the text escaped (and never as
-markup), non-HTML outputs (feeds, JSON-LD, the card, Pagefind's search index) carry the plain text
-itself; docs/javascripts/search.js prints a result's title as text in live search results.
+One fixture site whose series part one carries a hostile title and description, and part two a
+title with inline code in backticks. Every place a title or description reaches is checked: HTML
+outputs show the text escaped (and never as markup), each code span as <code>; non-HTML outputs
+(the head's meta, feeds, JSON-LD, the card, Pagefind's search index) carry the plain text itself,
+without backticks; docs/javascripts/search.js prints a result's title as text in live search results.
 """
 
 from __future__ import annotations
@@ -24,14 +25,18 @@ DESCRIPTION = "Guards & NCCL with 'quotes' and \"double quotes\", checked wherev
 SLUG = "hostile-part-one"
 URL = "blog/2025/03/04/hostile-part-one/"
 PART_TWO = "blog/2025/04/01/hostile-part-two/"
+CODE_TITLE = "Part two: `Engine.generate()` & `a<b>`"
+CODE_HTML = "Part two: <code>Engine.generate()</code> &amp; <code>a&lt;b&gt;</code>"
+CODE_PLAIN = "Part two: Engine.generate() & a<b>"
 
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     site = make_site(tmp_path_factory.mktemp("escaping") / "src")
     site.write_post("one.md", post(title=TITLE, slug=SLUG, description=DESCRIPTION,
-                                   extra="series: {name: Hostile, part: 1}\ntags: [\"it's \\\"quoted\\\"\"]\n"))
-    site.write_post("two.md", post(title="Part two", slug="hostile-part-two", date="2025-04-01",
+                                   extra="series: {name: Hostile, part: 1}\ntags: [\"it's \\\"quoted\\\"\"]\n"
+                                         "related: [hostile-part-two]\n"))
+    site.write_post("two.md", post(title=CODE_TITLE, slug="hostile-part-two", date="2025-04-01",
                                    extra=f"series: {{name: Hostile, part: 2}}\nrelated: [{SLUG}]\n"))
     result = site.build()
     assert result.returncode == 0, result.stderr
@@ -141,4 +146,59 @@ def test_card_draws_the_plain_text(hostile_site: Site) -> None:
     assert problems == []
     cards = social_cards.cards_for(records, "ML Systems Deep Dives")
     assert cards[f"assets/cards/{SLUG}.png"][0] == TITLE
+    assert cards["assets/cards/hostile-part-two.png"][0] == CODE_PLAIN
     assert (hostile_site.site_dir / "assets" / "cards" / f"{SLUG}.png").is_file()
+
+
+# --- inline code in a title: <code> in HTML, plain text elsewhere -----------------------------------
+
+CODE_HTML_PLACES: dict[str, tuple[str, str]] = {
+    "post heading": (PART_TWO, r"<h1>(.*?)</h1>"),
+    "listing": ("blog/", r'<h2 class="post-card__title" id="post-hostile-part-two">\s*<a [^>]*>(.*?)</a>'),
+    "category index": ("blog/category/", r'<ul class="browse-index__posts">.*?<a href="[^"]*part-two/">(.*?)</a>'),
+    "series box": (URL, r'<ol class="series-box__parts">.*?<a [^>]*>(.*?)</a>'),
+    "related list": (URL, r'<aside class="related-posts".*?<a [^>]*>(.*?)</a>'),
+}
+
+
+@pytest.mark.parametrize("place", list(CODE_HTML_PLACES))
+def test_code_in_a_title_is_shown_in_code(hostile_site: Site, place: str) -> None:
+    page, pattern = CODE_HTML_PLACES[place]
+    assert element(hostile_site.html(page), pattern).strip() == CODE_HTML
+
+
+CODE_PLAIN_PLACES = {
+    "<title>": r"<title>(.*?) - ML Systems Deep Dives</title>",
+    "Open Graph title": r'<meta property="og:title" content="([^"]*)"',
+    "Twitter title": r'<meta name="twitter:title" content="([^"]*)"',
+    "citation title": r'<meta name="citation_title" content="([^"]*)"',
+}
+
+
+@pytest.mark.parametrize("place", list(CODE_PLAIN_PLACES))
+def test_code_in_a_title_is_plain_text_in_the_head_and_header(hostile_site: Site, place: str) -> None:
+    shown = element(hostile_site.html(PART_TWO), CODE_PLAIN_PLACES[place])
+    assert html.unescape(shown) == CODE_PLAIN and "<" not in shown
+
+
+def test_code_in_a_title_is_plain_text_in_json_ld(hostile_site: Site) -> None:
+    raw = element(hostile_site.html(PART_TWO), r'<script type="application/ld\+json">(.*?)</script>')
+    assert json.loads(raw)["headline"] == CODE_PLAIN
+
+
+def test_code_in_a_title_is_plain_text_in_the_feeds(hostile_site: Site) -> None:
+    feed = feedparser.parse((hostile_site.site_dir / "feed_rss_created.xml").read_bytes())
+    assert next(e for e in feed.entries if e.link.endswith(PART_TWO)).title == CODE_PLAIN
+    data = json.loads((hostile_site.site_dir / "feed_json_created.json").read_text(encoding="utf-8"))
+    assert next(i for i in data["items"] if i["url"].endswith(PART_TWO))["title"] == CODE_PLAIN
+
+
+def test_code_in_a_title_is_plain_text_in_the_search_index(hostile_site: Site) -> None:
+    fragment = next(f for f in search_fragments(hostile_site.site_dir) if f["url"] == f"/{PART_TWO}")
+    assert fragment["meta"]["title"] == CODE_PLAIN
+
+
+def test_no_backtick_of_a_title_reaches_any_output(hostile_site: Site) -> None:
+    for path in hostile_site.site_dir.rglob("*"):
+        if path.suffix in {".html", ".xml", ".json"}:
+            assert "`Engine.generate()`" not in path.read_text(encoding="utf-8"), path

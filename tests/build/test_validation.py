@@ -189,3 +189,11 @@ def test_scaffolded_post_is_valid_and_builds(site: Site) -> None:
     again = run_rules("new", "How NCCL's ring all-reduce works", "--category", "Communication",
                       "--docs-dir", str(site.docs))
     assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_scaffold_refuses_a_title_the_checks_would_refuse(site: Site) -> None:
+    result = run_rules("new", "How `Engine.generate() Boots", "--category", "Kernel", "--docs-dir", str(site.docs))
+    assert result.returncode == 2 and result.stderr == (
+        "TITLE: the title has an unpaired backtick (character 5). Accepted: inline code between a pair of single "
+        "backticks, as in 'How `Engine.generate()` Boots', or a title without backticks\n")
+    assert not (site.docs / "blog" / "posts" / "how-engine-generate-boots.md").exists()

@@ -25,6 +25,8 @@ LINK_FIX = "Accepted: a link pinned to a tag or commit, e.g. .../blob/v2.13.0/..
 SNIPPET_FIX = ("Accepted: a path relative to the repository root (pymdownx.snippets base_path) to a text "
                "file inside the repository, e.g. examples/<post>/<file>.py")
 BODY = "Opening.\n\n<!-- more -->\n\n"
+CODE_FIX = ("Accepted: inline code between a pair of single backticks, as in 'How `Engine.generate()` Boots', "
+            "or a title without backticks")
 # The "billion laughs": l8 stands for 10**9 items, which a plain repr() in a message would print in full.
 LAUGHS = "l0: &l0 [ha, ha, ha, ha, ha, ha, ha, ha, ha, ha]\n" + "".join(
     f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]\n" for i in range(1, 9))
@@ -79,8 +81,19 @@ BAD_POSTS: dict[str, tuple[str, list[str]]] = {
         "Accepted: each key once"]),
     "missing title": (post().replace('title: "A fixture post"\n', ""), [
         "field 'title': is required but missing. Accepted: The post's title (the body has no '# ' "
-        "heading of its own)."]),
+        "heading of its own); inline code between single backticks, as in Markdown: 'How "
+        "`Engine.generate()` Boots'."]),
     "empty title": (post(title="   "), ["field 'title': the title is empty. Accepted: non-empty text"]),
+    "unpaired backtick in the title": (post(title="How `Engine.generate() Boots"), [
+        f"field 'title': the title has an unpaired backtick (character 5). {CODE_FIX}"]),
+    "a third backtick in the title": (post(title="How `LLM(...)` and `serve Boot"), [
+        f"field 'title': the title has an unpaired backtick (character 20). {CODE_FIX}"]),
+    "empty backticks in the title": (post(title="Empty `` code"), [
+        f"field 'title': the title has a pair of backticks with no code between them (characters 7 to 8). "
+        f"{CODE_FIX}"]),
+    "double backticks in the title": (post(title="Double ``x`` code"), [
+        f"field 'title': the title has a pair of backticks with no code between them (characters 8 to 9). "
+        f"{CODE_FIX}"]),
     "title not text": (post().replace('title: "A fixture post"', "title: 42"), [
         "field 'title': expected text, got int 42. Accepted: a string"]),
     "missing date": (post().replace("date: 2025-03-04\n", ""), [
