@@ -86,6 +86,12 @@ document.addEventListener('DOMContentLoaded', () => {
 """
 
 
+def header_colour(page) -> str:
+    """The header's background as #rrggbb, as the browser's theme-color is written."""
+    rgb = page.evaluate("getComputedStyle(document.querySelector('.md-header')).backgroundColor")
+    return "#" + "".join(f"{int(c):02x}" for c in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+
+
 def test_the_palette_reads_no_style_while_the_page_is_parsed(browser: Browser, base_url: str) -> None:
     """The browser's theme and scheme colours are read from the header's computed style. Read while
     the page is parsed, that is a style pass on its own: the parser stops for it and the browser
@@ -99,10 +105,11 @@ def test_the_palette_reads_no_style_while_the_page_is_parsed(browser: Browser, b
     # The scrollbars' scheme is set from the option while parsing; read from the header once idle.
     assert page.evaluate("window.__schemeAtParsed") == "dark"
     page.wait_for_function("document.querySelector('meta[name=theme-color]').content", timeout=5000)
-    colour = page.evaluate("document.querySelector('meta[name=theme-color]').content")
-    page.locator("form[data-site-palette] label:visible").click()  # dark -> light: the header's colour stays
+    assert page.evaluate("document.querySelector('meta[name=theme-color]').content") == header_colour(page)
+    page.locator("form[data-site-palette] label:visible").click()  # dark -> light: read again at once
     assert page.evaluate("document.querySelector('meta[name=color-scheme]').content") == "light"
-    assert page.evaluate("document.querySelector('meta[name=theme-color]').content") == colour
+    assert page.evaluate("document.querySelector('meta[name=theme-color]').content") == header_colour(page)
+    assert header_colour(page) == "#ffffff"  # the site's header is the page's own background
     assert rec.errors == []
     page.context.close()
 
