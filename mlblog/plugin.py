@@ -384,6 +384,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             output = self._preload_math_fonts(output, page)
         output = scripts.with_scripts(output, self._scripts(output, page, config))
         output = markup.label_landmarks(output)
+        output = markup.inert_figure_data(output)
         output = markup.repair(output)
         if self._indexed(page):
             output = search.mark_indexed(output)
@@ -401,7 +402,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def _scripts(self, output: str, page: Page, config: MkDocsConfig) -> list[str]:
         docs = Path(config.docs_dir)
         wanted = scripts.scripts_for(output)
-        for path in wanted:
+        for path in wanted + scripts.figure_scripts(output):
             if not (docs / path).is_file():
                 log.warning(f"{page.file.src_uri}: an interactive figure needs docs/{path}, which does not exist. "
                             "Accepted: data-ifig=\"NAME\" naming a script docs/javascripts/ifig/NAME.js")

@@ -11,6 +11,7 @@ import functools
 import gzip
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,9 +28,42 @@ CHROMIUM_ARGS = [
 ]
 
 
+# A sitemap entry's origin: scheme, host and port, up to the path.
+LOC_ORIGIN = re.compile(rb"(<loc>)\s*[a-z][a-z0-9+.-]*://[^/<\s]+/")
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         pass
+
+    def do_GET(self) -> None:
+        if not self.send_sitemap():
+            super().do_GET()
+
+    def send_sitemap(self) -> bool:
+        """sitemap.xml as the site's own host serves it: with this server's origin in place of the
+        published one (site_url). Material's instant navigation treats a link as the site's only when
+        the sitemap lists it, and it takes only the scheme and host of the page, not its port, so the
+        published origin would list no page of a server on another port, and every click in a test
+        would load a whole new page instead of an instant page change."""
+        if not self.path.split("?", 1)[0].endswith("/sitemap.xml"):
+            return False
+        path = Path(self.translate_path(self.path))
+        if not path.is_file():
+            return False
+        origin = f"http://127.0.0.1:{self.server.server_address[1]}/".encode()
+        body = LOC_ORIGIN.sub(lambda m: m.group(1) + origin, path.read_bytes())
+        gzipped = isinstance(self, _GzipHandler) and "gzip" in self.headers.get("Accept-Encoding", "")
+        if gzipped:
+            body = gzip.compress(body, compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return True
 
 
 # What a static host (GitHub Pages) compresses; images and fonts are sent as they are.
@@ -46,6 +80,8 @@ class _GzipHandler(_QuietHandler):
     _cache: dict[tuple[str, float], bytes] = {}
 
     def do_GET(self) -> None:
+        if self.send_sitemap():
+            return
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
             path = path / "index.html"
@@ -110,6 +146,32 @@ class Recorder:
         page.on("console", lambda msg: msg.type == "error" and self.errors.append(msg.text))
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         return page
+
+
+def follow(page: Page, link: Locator, url: object) -> bool:
+    """Click a link and wait until the page it opens is the one shown; True when that was an instant
+    page change (the window survived), False when a whole page loaded. Material's instant navigation
+    changes the address before it swaps the new page in (and emits document$), so waiting for the
+    address alone can read, or type into, the old page. Material also closes search (and the drawer)
+    125 ms after every change of address (its bundle: merge(location$, target$).pipe(delay(125))),
+    so search opened sooner would be closed under the test's keys: that is waited out too."""
+    seen = page.evaluate("""() => {
+        window.__sameWindow = true;
+        if (!window.document$) return null;
+        if (window.__pagesShown === undefined) {
+            window.__pagesShown = 0;
+            window.document$.subscribe(() => { window.__pagesShown += 1; });
+        }
+        return window.__pagesShown;
+    }""")
+    link.click()
+    page.wait_for_url(url)
+    if seen is not None:
+        page.wait_for_function("(n) => window.__pagesShown === undefined || window.__pagesShown > n", arg=seen)
+    instant = page.evaluate("window.__sameWindow === true")
+    if instant:
+        page.wait_for_timeout(250)
+    return instant
 
 
 def new_page(browser: Browser, base: str, **context_args: object) -> tuple[Page, Recorder]:

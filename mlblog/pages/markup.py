@@ -7,6 +7,11 @@
   opening tags are touched; code blocks are escaped and never match.
 * ``label_landmarks``: accessible names for the landmarks Material leaves unnamed (axe-core's
   aria-dialog-name and landmark-unique); elements that already carry one are left alone.
+* ``inert_figure_data``: an interactive figure's data, written in a post as
+  ``<script type="application/json" class="NAME">``, becomes a hidden element holding it in
+  ``data-json``. Material's instant navigation runs every ``<script>`` of the new page's content
+  again as a new script without its type, so JSON there would run as JavaScript (a SyntaxError)
+  and its element, class and all, would be replaced: the figure would find no data.
 
 Rather than copy Material's large templates to change an attribute, the rendered page is mended.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from html import escape
 
 TOGGLE_RE = re.compile(r'(<input\b[^<>]*\btype="(?:checkbox|radio)"[^<>]*?)\s+autocomplete="off"([^<>]*>)')
 TOGGLE_FIRST_RE = re.compile(r'(<input\b[^<>]*?)\s+autocomplete="off"([^<>]*\btype="(?:checkbox|radio)"[^<>]*>)')
@@ -23,6 +29,7 @@ TOC_LABEL_RE = re.compile(r'(<label\b[^<>]*?)\s+for="__toc"')
 MARKDOWN_ATTR_RE = re.compile(r'(<[a-zA-Z][\w-]*\b[^<>]*?)\s+markdown="[^"<>]*"')
 SVG_NAME_RE = re.compile(r'(<(?:rect|line)\b[^<>]*?)\s+name="[^"<>]*"')
 SVG_PATH_COORD_RE = re.compile(r'(<path\b[^<>]*?)\s+[xy][12]="[^"<>]*"')
+FIGURE_DATA_RE = re.compile(r'<script type="application/json" class="([\w-]+)">(.*?)</script>', re.DOTALL)
 # opening tag (exact class attribute) -> accessible name
 LANDMARKS = {
     ("div", "md-search"): "Search",
@@ -76,3 +83,11 @@ def label_landmarks(html: str) -> str:
         return f'<{tag} class="{cls}" aria-label="{label}"{rest}>'
 
     return re.sub(r'<(div|nav) class="([^"]+)"([^>]*)>', name, html)
+
+
+def inert_figure_data(html: str) -> str:
+    """Figures' JSON data scripts as hidden elements holding the same text in data-json."""
+    if 'type="application/json" class="' not in html:
+        return html
+    return FIGURE_DATA_RE.sub(
+        lambda m: f'<div class="{m[1]}" hidden data-json="{escape(m[2].strip(), quote=True)}"></div>', html)

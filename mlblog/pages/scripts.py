@@ -1,6 +1,8 @@
 """Scripts only where they are used: the few scripts a page's own HTML needs, in the order they run.
 
-* ``<figure class="ifig" data-ifig="NAME">``: javascripts/ifig/core.js, then ifig/NAME.js;
+* ``<figure class="ifig" data-ifig="NAME">``: javascripts/ifig/core.js, which loads ifig/NAME.js
+  itself (Material's instant navigation runs a page's scripts in the order they arrive, not the
+  order they are listed, and NAME.js needs core.js);
 * any ``<figure class="fig">`` or interactive figure: figure-zoom.js (the enlarge control);
 * code blocks, tables, equations or figures (what can scroll sideways): a11y.js.
 
@@ -20,13 +22,17 @@ SCROLLABLE = re.compile(r'<pre\b|<table\b|class="katex-display"|<figure\b|class=
 
 def scripts_for(html: str) -> list[str]:
     """The scripts (paths under docs/) a page's HTML needs, in the order they must run."""
-    names = list(dict.fromkeys(FIGURE.findall(html)))
-    wanted = ["javascripts/ifig/core.js", *(f"javascripts/ifig/{name}.js" for name in names)] if names else []
+    wanted = ["javascripts/ifig/core.js"] if FIGURE.search(html) else []
     if ZOOMABLE.search(html):
         wanted.append("javascripts/figure-zoom.js")
     if SCROLLABLE.search(html):
         wanted.append("javascripts/a11y.js")
     return wanted
+
+
+def figure_scripts(html: str) -> list[str]:
+    """The interactive figures' own scripts (paths under docs/) that core.js will load for the page."""
+    return [f"javascripts/ifig/{name}.js" for name in dict.fromkeys(FIGURE.findall(html))]
 
 
 def with_scripts(html: str, urls: list[str]) -> str:

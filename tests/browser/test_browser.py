@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import new_page, scheme, search, serve, switch_palette
+from browser import follow, new_page, scheme, search, serve, switch_palette
 from playwright.sync_api import Browser, expect
 from support import Site
 
@@ -27,20 +27,18 @@ def test_front_page_post_category_archive_search_and_palette(browser: Browser, b
     assert titles == ["A scheduler with a token budget", "Tiles and the online softmax", "Buckets and the reducer"]
 
     # Front page -> post.
-    page.get_by_role("link", name="Tiles and the online softmax").click()
-    page.wait_for_url(re.compile(r"/blog/2025/08/14/tiles-and-the-online-softmax/$"))
+    follow(page, page.get_by_role("link", name="Tiles and the online softmax"),
+           re.compile(r"/blog/2025/08/14/tiles-and-the-online-softmax/$"))
     expect(page.locator("h1")).to_have_text("Tiles and the online softmax")
 
 
     # Post -> its category page.
-    page.locator("article ul.byline a[href$=\"category/kernel/\"]").click()
-    page.wait_for_url(re.compile(r"/blog/category/kernel/$"))
+    follow(page, page.locator('article ul.byline a[href$="category/kernel/"]'), re.compile(r"/blog/category/kernel/$"))
     assert page.locator(".post-card__title").all_inner_texts() == ["Tiles and the online softmax"]
 
     # Category page -> archive year.
     page.goto(base_url + "/blog/")
-    page.locator('a[href$="archive/2025/"]').first.evaluate("a => a.click()")
-    page.wait_for_url(re.compile(r"/blog/archive/2025/$"))
+    follow(page, page.locator('a[href$="archive/2025/"]').first, re.compile(r"/blog/archive/2025/$"))
     assert page.locator(".post-card__title").all_inner_texts() == [
         "Tiles and the online softmax", "Buckets and the reducer"]
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import axe_violations, new_page, search, serve, switch_palette
+from browser import axe_violations, follow, new_page, search, serve, switch_palette
 from playwright.sync_api import Browser, expect
 from support import Site
 
@@ -35,9 +35,7 @@ def test_math_and_diagram_arrive_rendered_in_both_palettes_and_after_instant_nav
     page.on("request", lambda r: requested.append(r.url))
     page.goto(base_url + "/blog/")
     # Instant navigation: the post is fetched and swapped in without a full page load.
-    page.get_by_role("link", name="Compilers, part one").first.click()
-    page.wait_for_url(re.compile(re.escape(POST) + "$"))
-    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
+    assert follow(page, page.get_by_role("link", name="Compilers, part one").first, re.compile(re.escape(POST) + "$"))
     expect(page.locator(".arithmatex .katex").first).to_be_visible()
     assert page.locator("div.arithmatex .katex-display").count() == 1
     assert page.locator("span.arithmatex .katex").count() == 2
@@ -134,8 +132,7 @@ def test_interactive_figure_responds_to_clicks_and_keys(browser: Browser, base_u
 def test_interactive_figure_reinitialises_after_instant_navigation(browser: Browser, base_url: str) -> None:
     page, rec = new_page(browser, base_url)
     page.goto(base_url + "/blog/")
-    page.get_by_role("link", name="Compilers, part one").first.click()
-    page.wait_for_url(re.compile(re.escape(POST) + "$"))
+    assert follow(page, page.get_by_role("link", name="Compilers, part one").first, re.compile(re.escape(POST) + "$"))
     fig = page.locator('figure.ifig[data-ifig="roofline"]')
     expect(fig).to_have_class(re.compile(r"\bifig--live\b"))
     assert fig.locator(".ifig-controls").count() == 1

@@ -255,8 +255,11 @@ def test_the_header_and_footer_are_the_sites_own(browser: Browser, base_url: str
     assert "Material for MkDocs" not in footer.inner_text()
     # Instant page changes keep the header: the new page's section is lit (javascripts/search.js).
     expect(sections.nth(0)).to_have_attribute("aria-current", "true")
+    page.evaluate("window.__samePage = true")
     sections.nth(2).click()
     page.wait_for_url(re.compile(r"/blog/archive/$"))
+    expect(page.locator("article h1")).to_contain_text("Archive")
+    assert page.evaluate("window.__samePage") is True  # an instant page change, not a new page
     expect(sections.nth(2)).to_have_attribute("aria-current", "page")
     assert sections.nth(0).get_attribute("aria-current") is None
     assert rec.errors == []

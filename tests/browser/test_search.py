@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from browser import axe_violations, new_page, scheme, search, serve, switch_palette
+from browser import axe_violations, follow, new_page, scheme, search, serve, switch_palette
 from playwright.sync_api import Browser, expect
 from support import Site, post_urls, search_fragments
 
@@ -43,7 +43,7 @@ def test_no_page_fetches_search_data_before_search_is_opened(browser: Browser, b
     for path in ("/blog/", "/blog/2025/05/11/ddp-buckets/", "/blog/category/kernel/", "/blog/archive/2025/"):
         page.goto(base_url + path)
         page.wait_for_load_state("networkidle")
-    page.get_by_role("link", name="Compilers, part one").first.click()  # instant navigation
+    assert follow(page, page.get_by_role("link", name="Compilers, part one").first, re.compile(r"/compilers-one/$"))
     page.wait_for_load_state("networkidle")
     assert [u for u in requested if SEARCH_DATA.search(u)] == []
 
@@ -68,9 +68,7 @@ def test_a_result_shows_the_title_and_marked_snippet_and_its_page_highlights_the
     underline = mark.evaluate("m => { const s = getComputedStyle(m); return [s.textDecorationLine, "
                               "parseFloat(s.textUnderlineOffset) / parseFloat(s.fontSize)]; }")
     assert underline[0] == "underline" and underline[1] >= 0.25, underline
-    first.click()
-    page.wait_for_url(re.compile(r"/blackwell-mma/\?h=tcgen05\.mma(#.*)?$"))
-    assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # instant navigation
+    assert follow(page, first, re.compile(r"/blackwell-mma/\?h=tcgen05\.mma(#.*)?$"))  # instant navigation
     expect(page.locator("#__search")).not_to_be_checked()
     marks = page.locator("article mark[data-search-highlight]")
     expect(marks.first).to_have_text("tcgen05.mma")

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import feedparser
 from PIL import Image
 from reader_fixtures import IDENTIFIER_POSTS
-from support import Site, make_site, text_of
+from support import Site, make_site, post, text_of
 
 SITE_URL = "https://ml-systems-deep-dives.github.io/"
 
@@ -219,14 +219,17 @@ def test_each_page_loads_only_the_scripts_its_figures_need(reader_site: Site) ->
         found = re.findall(r'<script defer src="([^"]+)"', reader_site.html(path))
         return [src.rsplit("javascripts/", 1)[-1] for src in found]
 
-    assert scripts("blog/2025/08/07/compilers-one") == ["ifig/core.js", "ifig/roofline.js", "figure-zoom.js", "a11y.js"]
-    assert scripts("blog/2025/05/11/ddp-buckets") == []
+    # core.js loads the figure's own script (ifig/roofline.js) after it has run itself.
+    assert scripts("blog/2025/08/07/compilers-one") == ["ifig/core.js", "figure-zoom.js", "a11y.js"]
+    # No figure, code block, table or formula: only the BibTeX block of "Cite this post", which can
+    # scroll sideways on a phone and so gets a11y.js's keyboard access.
+    assert scripts("blog/2025/05/11/ddp-buckets") == ["a11y.js"]
     listing = reader_site.html("blog")
     assert "ifig/" not in listing and "figure-zoom.js" not in listing
     # Inside Material's container, whose scripts instant navigation runs again.
     page = reader_site.html("blog/2025/08/07/compilers-one")
     container = page.index('data-md-component="container"')
-    assert container < page.index("ifig/roofline.js") < page.index("</main>")
+    assert container < page.index("ifig/core.js") < page.index("</main>")
 
 
 def test_missing_node_modules_is_a_clear_error(tmp_path) -> None:
@@ -246,3 +249,16 @@ def test_a_series_with_one_published_part_announces_only_that_part(tmp_path) -> 
     box = re.search(r'<aside class="series-box.*?</aside>', site.html("blog/2025/03/04/a-fixture-post"), re.DOTALL)
     # Only what exists: no list of one, no promise of parts that may never come.
     assert text_of(box.group(0)) == "Part 1 of the series “Solo”"
+
+
+def test_a_figure_without_its_script_stops_the_build(tmp_path) -> None:
+    """core.js loads each figure's script by the figure's name, so a name with no script is an
+    author's mistake the build names (strict builds stop on it), not a figure that stays static."""
+    site = make_site(tmp_path / "src")
+    site.write_post("typo.md", post(title="A typo", slug="a-typo", body=(
+        "Opening.\n\n<!-- more -->\n\n<figure class=\"ifig\" data-ifig=\"roofine\" markdown=\"0\">\n"
+        "<div class=\"ifig-static\"><p>Static.</p></div>\n</figure>\n")))
+    result = site.build()
+    assert result.returncode != 0
+    assert "an interactive figure needs docs/javascripts/ifig/roofine.js, which does not exist" in result.stderr
+    assert "Traceback" not in result.stderr

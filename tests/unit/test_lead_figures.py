@@ -59,3 +59,4 @@ def test_a_lead_figure_outside_the_repository_or_without_a_viewbox_is_refused(tm
         small_drawing('<svg class="fig-svg"><rect/></svg>')
     with pytest.raises(ValueError, match="not an SVG"):
         small_drawing("<p>no drawing</p>")
+

@@ -1,17 +1,38 @@
 /* Interactive figures: <figure class="ifig" data-ifig="NAME"> elements hold a static fallback;
    docs/javascripts/ifig/NAME.js registers an initialiser with IFIG.register(NAME, init).
    core.js calls init(root) once per figure, on first load and after each instant navigation,
-   then marks the figure live (class ifig--live), which hides its .ifig-static fallback. */
+   then marks the figure live (class ifig--live), which hides its .ifig-static fallback.
+
+   A page lists only this script; it loads NAME.js for each figure on the page, from beside itself,
+   once. Material's instant navigation inserts the new page's scripts all at once and each runs
+   when it arrives, so a page that listed NAME.js too would run it before this file as often as
+   not (mlblog/pages/scripts.py). */
 (function () {
   "use strict";
   if (window.IFIG) return; // run again after an instant navigation: keep the one registry
   const registry = new Map();
+  // Where the figures' scripts are: beside this file (none when it runs inline, as in a test page
+  // that carries the figure's script itself).
+  const here = document.currentScript && document.currentScript.src;
+  const base = here ? new URL(".", here) : null;
+  const requested = new Set();
+
+  function load(name) {
+    if (!base || requested.has(name) || !/^[a-z0-9-]+$/.test(name)) return;
+    requested.add(name);
+    const script = document.createElement("script");
+    script.src = new URL(name + ".js", base).href;
+    document.body.appendChild(script);
+  }
 
   function scan() {
     document.querySelectorAll("figure.ifig[data-ifig]").forEach((root) => {
       if (root.classList.contains("ifig--live")) return;
       const init = registry.get(root.dataset.ifig);
-      if (!init) return;
+      if (!init) {
+        load(root.dataset.ifig);
+        return;
+      }
       try {
         init(root);
         root.classList.add("ifig--live");
@@ -29,13 +50,20 @@
     return node;
   }
 
+  /* A figure's data as written: the text of its data element's data-json (the build moves a post's
+     <script type="application/json" class="...">, mlblog/pages/markup.py inert_figure_data), or
+     of the script itself where no build pass ran. */
+  function json(source) {
+    return source.dataset.json !== undefined ? source.dataset.json : source.textContent;
+  }
+
   /* A figure's data, parsed from its <script type="application/json" class="DATA_CLASS">, with
      its stylesheet added to the page once; null when the figure is already live or has none. */
   function setup(root, dataClass, styleId, css) {
     if (root.getAttribute("data-ifig-ready") === "true") return null;
-    const source = root.querySelector("script." + dataClass);
+    const source = root.querySelector("." + dataClass);
     if (!source) return null;
-    const data = JSON.parse(source.textContent);
+    const data = JSON.parse(json(source));
     if (!document.getElementById(styleId)) {
       const style = el("style", { id: styleId });
       style.textContent = css;
@@ -110,6 +138,7 @@
     },
     scan,
     el,
+    json,
     setup,
     stepper,
   };

@@ -197,10 +197,10 @@
 
   function init(root) {
     if (root.getAttribute("data-ifig-ready") === "true") return;
-    var script = root.querySelector("script.ifig-data");
+    var script = root.querySelector(".ifig-data");
     // Throwing keeps the static table: core.js only marks a figure live when init succeeds.
-    if (!script) throw new Error("no <script class=\"ifig-data\"> with the steps");
-    var data = JSON.parse(script.textContent);
+    if (!script) throw new Error("no .ifig-data element with the steps");
+    var data = JSON.parse(window.IFIG.json(script));
     if (!data.steps || !data.steps.length) throw new Error("the step data is empty");
     var idPrefix = root.id || "online-softmax";
     var last = data.steps.length + 1;

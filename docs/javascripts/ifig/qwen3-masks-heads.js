@@ -116,9 +116,9 @@ var QMH = (function () {
   function fmt(n) { return n.toLocaleString("en-US"); }
 
   window.IFIG.register(NAME, function (root) {
-    var script = root.querySelector("script.ifig-data");
-    if (!script) throw new Error("no <script class=\"ifig-data\"> with the configurations");
-    var data = JSON.parse(script.textContent);
+    var script = root.querySelector(".ifig-data");
+    if (!script) throw new Error("no .ifig-data element with the configurations");
+    var data = JSON.parse(window.IFIG.json(script));
     if (!document.getElementById(STYLE_ID)) {
       var style = el("style", { id: STYLE_ID });
       style.textContent = CSS;
