@@ -246,7 +246,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 # page.title is what mkdocs-rss-plugin, Material's header and its excerpts print: the
                 # plain text, no backticks (the site's templates print the record's title_html).
                 file.page.meta["title"] = post.title_text
-                if post.meta.template is None:  # Material renders posts with blog-post.html; ours extends it
+                if post.meta.template is None:  # the site's post.html, not Material's blog-post.html
                     file.page.meta["template"] = "post.html"
         self._add_katex(files, config)
         self._take_stylesheet_files(files, config)

@@ -111,23 +111,31 @@
     update(entry.target);
   }), { rootMargin: "50% 0px" });
 
+  function watch(figure) {
+    if (!drawings(figure).length) return;
+    if (!figure.querySelector(":scope > .fig-zoom__open")) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "fig-zoom__button fig-zoom__open";
+      button.hidden = true;
+      button.innerHTML = '<span aria-hidden="true">⤢</span> Open figure full size';
+      button.addEventListener("click", () => open(figure, button));
+      const caption = figure.querySelector(":scope > figcaption");
+      figure.insertBefore(button, caption);
+    }
+    near.observe(figure);
+  }
+
   function scan() {
     near.disconnect(); // figures of the page before an instant navigation
-    document.querySelectorAll(FIGURES).forEach((figure) => {
-      if (!drawings(figure).length) return;
-      if (!figure.querySelector(":scope > .fig-zoom__open")) {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.className = "fig-zoom__button fig-zoom__open";
-        button.hidden = true;
-        button.innerHTML = '<span aria-hidden="true">⤢</span> Open figure full size';
-        button.addEventListener("click", () => open(figure, button));
-        const caption = figure.querySelector(":scope > figcaption");
-        figure.insertBefore(button, caption);
-      }
-      near.observe(figure);
-    });
+    document.querySelectorAll(FIGURES).forEach(watch);
   }
+
+  // An interactive figure draws itself once its script has arrived, which core.js loads after the
+  // page (docs/javascripts/ifig/core.js): it says so with "ifig:live", and its drawing is watched then.
+  document.addEventListener("ifig:live", (event) => {
+    if (event.target instanceof Element && event.target.matches(FIGURES)) watch(event.target);
+  });
 
   // A new width changes every figure's scale: each is measured again once near the screen.
   let pending = 0;

@@ -15,7 +15,8 @@ aria-labelledby="m-title m-desc">
 <defs><marker id="m-arrow" viewBox="0 0 10 10"><path class="fig-arrow" d="M0,0 L10,5 L0,10 z"/></marker></defs>
 <rect class="fig-box" x="12.25" y="14.75" width="70.5" height="74.0" rx="6"/>
 <text class="fig-text" x="47.0" y="56.0">agent</text>
-<line class="fig-line" x1="-3.5" y1="88" x2="47" y2="120.9" marker-end="url(#m-arrow)"/>
+<line class="fig-line" x1="-3.5" y1="88" x2="47" y2="120.9" stroke-width="0.75" opacity="0.6" \
+marker-end="url(#m-arrow)"/>
 </svg>
 """
 
@@ -30,8 +31,9 @@ def test_the_drawing_loses_its_words_and_keeps_its_shapes_and_colours() -> None:
     # Its accessible name is the figure's title, escaped; the labelledby ids it no longer has are gone.
     assert 'role="img" aria-label="Figure: From torchrun to the first &amp; only kernel"' in svg
     assert "aria-labelledby" not in svg
-    # Whole units: the rounded numbers, and nothing that is not a number (ids, colours) touched.
-    assert 'x="12" y="14" width="70" height="74"' in svg and 'x1="-3"' in svg and 'y2="120"' in svg
+    # Coordinates in whole units; small numbers (widths, opacities) and ids and colours untouched.
+    assert 'x="12" y="15" width="70" height="74"' in svg and 'y2="121"' in svg
+    assert 'x1="-3.5"' in svg and 'stroke-width="0.75" opacity="0.6"' in svg
 
 
 def test_the_first_figure_is_the_lead_included_or_inline(tmp_path: Path) -> None:

@@ -36,6 +36,8 @@
       try {
         init(root);
         root.classList.add("ifig--live");
+        // figure-zoom.js measures the new drawing (it may have looked before the figure was live).
+        root.dispatchEvent(new CustomEvent("ifig:live", { bubbles: true }));
       } catch (err) {
         // Keep the static figure when a script fails; say why in the console.
         console.error("ifig " + root.dataset.ifig + ": " + err.message);
