@@ -235,10 +235,18 @@ def test_contents_are_reachable_at_every_width(browser: Browser, base_url: str) 
     assert rec.errors == []
 
 
+@pytest.mark.parametrize("palette", ["default", "slate"], ids=["light", "dark"])
 @pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1280", "390"])
-def test_the_header_and_footer_are_the_sites_own(browser: Browser, base_url: str, viewport: dict[str, int]) -> None:
+def test_the_header_and_footer_are_the_sites_own(browser: Browser, base_url: str, viewport: dict[str, int],
+                                                 palette: str) -> None:
     page, rec = new_page(browser, base_url, viewport=viewport)
     page.goto(f"{base_url}/{TWO}")
+    switch_palette(page, palette)
+    # The bar is the page's own background in either palette, not an app bar's colour.
+    header_colour, page_colour = page.evaluate("""() => [
+        getComputedStyle(document.querySelector('header.site-header')).backgroundColor,
+        getComputedStyle(document.body).backgroundColor]""")
+    assert header_colour == page_colour
     header = page.locator("header.site-header")
     expect(header.get_by_role("link", name=SITE_NAME)).to_be_visible()
     sections = header.get_by_role("navigation", name="Sections").get_by_role("link")
@@ -273,9 +281,12 @@ def test_the_header_and_footer_are_the_sites_own(browser: Browser, base_url: str
     assert rec.errors == []
 
 
-def test_the_contents_sit_left_of_a_centred_article_and_fold_on_a_phone(browser: Browser, base_url: str) -> None:
+@pytest.mark.parametrize("palette", ["default", "slate"], ids=["light", "dark"])
+def test_the_contents_sit_left_of_a_centred_article_and_fold_on_a_phone(browser: Browser, base_url: str,
+                                                                        palette: str) -> None:
     page, _ = new_page(browser, base_url, viewport=DESK)
     page.goto(f"{base_url}/{ONE}")
+    switch_palette(page, palette)
     rail = page.locator(".post-rail").bounding_box()
     article = page.locator("article.md-content__inner").bounding_box()
     assert rail and article and rail["x"] + rail["width"] <= article["x"]
@@ -288,6 +299,7 @@ def test_the_contents_sit_left_of_a_centred_article_and_fold_on_a_phone(browser:
     expect(page.locator("details.post-toc > summary")).to_be_visible()
     page, _ = new_page(browser, base_url, viewport=PHONE)
     page.goto(f"{base_url}/{ONE}")
+    switch_palette(page, palette)
     expect(page.locator(".post-rail")).to_be_hidden()
     summary = page.locator("details.post-toc > summary")
     expect(summary).to_be_visible()
