@@ -96,8 +96,6 @@ PAGE_VARIANTS = [
     Variant("all", "every mechanism on"),
     Variant("offscreen_chunks", "long posts: prose past the first screens in content-visibility chunks",
             off("offscreen_chunks")),
-    Variant("math_font_preload", "the math fonts of the first screens' formulas preloaded", off("math_font_preload")),
-    Variant("lighten_code", "code blocks without name and whitespace token spans", off("lighten_code")),
     Variant("compile_hint", "V8 compile hint at the top of Material's bundle", off("compile_hint")),
     Variant("minify_scripts", "the site's own scripts minified", off("minify_scripts")),
     Variant("search_defer", "search.js deferred", edits={"mkdocs.yml": ("    defer: true\n", "    defer: false\n")}),

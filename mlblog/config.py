@@ -21,8 +21,6 @@ class SpeedConfig(base.Config):
     background_index = c.Type(bool, default=True)  # serve: Pagefind indexes after the reload
     # What a reader's browser is spared:
     offscreen_chunks = c.Type(bool, default=True)  # long posts: prose past the first screens skipped in layout
-    math_font_preload = c.Type(bool, default=True)  # the first screens' math fonts preloaded
-    lighten_code = c.Type(bool, default=True)  # code blocks without name and whitespace token spans
     compile_hint = c.Type(bool, default=True)  # V8 compiles Material's bundle while it downloads
     minify_scripts = c.Type(bool, default=True)  # the site's own scripts minified
 

@@ -24,7 +24,7 @@ from mkdocs.utils import get_build_datetime, get_relative_url
 
 from . import contracts
 from .config import SiteConfig
-from .pages import chunks, code, fonts, markup, readtime, scripts, search
+from .pages import chunks, markup, readtime, scripts, search
 from .pages.external import css_externals, externals
 from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
@@ -34,7 +34,7 @@ from .publish import cards, citation, feeds, lead_figures, metadata, stylesheets
 from .publish import scripts as published_scripts
 from .render.cache import Cache, key
 from .render.diagrams import DiagramRenderer
-from .render.math import FONTS, STYLESHEET, MathRenderer
+from .render.math import STYLESHEET, MathRenderer
 from .serve import report_failed_rebuilds
 from .speed import excerpts, git_history, renders, templates
 
@@ -66,8 +66,6 @@ class Build:
                                         options.chromium or os.environ.get("CHROMIUM", "/usr/bin/chromium"))
         self.readtimes = self.cache("readtime")
         self.chunks = self.cache("offscreen-chunks")
-        self.fonts = fonts.MathFonts(self.math.dist, self.cache("math-fonts")) if options.speed.math_font_preload \
-            else None
         self.posts = Posts([])
         host = urlsplit(config.site_url or "").hostname
         self.own_hosts = frozenset({host.lower()} if host else ())
@@ -336,8 +334,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
         source = page.file.content_string if page.file.abs_src_path else ""
         html = self.build.math.render(html, page.file.src_uri, source)
         html = self.build.diagrams.render(html, page.file.src_uri, source)
-        if self.config.speed.lighten_code:
-            html = code.lighten(html)
         if self.config.speed.offscreen_chunks and self.build.posts.record(page.file.src_uri) is not None:
             html = chunks.cached_wrap_chunks(html, self.build.chunks)
         if self._indexed(page):
@@ -381,7 +377,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if 'class="katex' in output:
             href = get_relative_url(STYLESHEET, page.url)
             output = output.replace("</head>", f'<link rel="stylesheet" href="{href}">\n</head>', 1)
-            output = self._preload_math_fonts(output, page)
         output = scripts.with_scripts(output, self._scripts(output, page, config))
         output = markup.label_landmarks(output)
         output = markup.inert_figure_data(output)
@@ -390,14 +385,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
             output = search.mark_indexed(output)
         self._check_output(output, page.file.src_uri, page.file.dest_uri, source)
         return output
-
-    def _preload_math_fonts(self, output: str, page: Page) -> str:
-        # page.content is final here: every on_page_content pass (the chunks among them) has run.
-        if self.build.fonts is None or self.build.posts.record(page.file.src_uri) is None or not page.content \
-                or 'class="katex' not in page.content:
-            return output
-        hrefs = [get_relative_url(f"{FONTS}/{face}", page.url) for face in self.build.fonts.preloaded(page.content)]
-        return fonts.with_preloads(output, hrefs)
 
     def _scripts(self, output: str, page: Page, config: MkDocsConfig) -> list[str]:
         docs = Path(config.docs_dir)

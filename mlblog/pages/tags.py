@@ -1,5 +1,5 @@
 """A built page's HTML read tag by tag: the tokenizer of the passes that reason about its structure
-(chunks.py finds the top-level blocks, fonts.py follows which element each formula's text is in).
+(chunks.py finds the top-level blocks).
 
 Regular expressions rather than an HTML parser: the markup is the build's own (Python-Markdown,
 pymdownx, KaTeX, Mermaid), and each caller needs the exact offsets of every tag, which the standard

@@ -43,14 +43,10 @@ new PerformanceObserver(list => {
 }).observe({type: 'layout-shift', buffered: true});
 """
 
-# (family, "<weight>-<style>") pairs that rendered formulas use, read from computed styles. With
-# atLoad: only the text the browser lays out at load, drawn now (not in a closed <details> or a
-# hidden tab) and outside the chunks it skips (mlblog/pages/chunks.py): what the page should
-# preload (mlblog/pages/fonts.py).
-USED_FONTS = """(atLoad) => {
+# (family, "<weight>-<style>") pairs that rendered formulas use, read from computed styles.
+USED_FONTS = """() => {
   const used = new Set();
   for (const el of document.querySelectorAll('.katex *')) {
-    if (atLoad && (el.closest('.offscreen-chunk') || !el.checkVisibility())) continue;
     if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
     const style = getComputedStyle(el);
     const family = style.fontFamily.split(',')[0].trim().replace(/["']/g, '');
@@ -73,16 +69,6 @@ new MutationObserver((records) => {
     if (record.target.relList.contains('stylesheet'))
       window.__sheetHrefChanges.push([record.target.getAttribute('href').split('/').pop(), mainReached]);
 }).observe(document, {subtree: true, attributes: true, attributeFilter: ['href']});"""
-
-PRELOADED = """() => [...document.querySelectorAll('link[rel=preload][as=font]')]
-  .map(link => link.href.split('/').pop().replace(/\\.woff2$/, ''))"""
-
-# The @font-face faces the page has put to use (a preload alone leaves a face "unloaded").
-LOADED_FACES = """() => [...document.fonts].filter(f => f.status === 'loaded').map(f => {
-  const bold = f.weight === 'bold' || parseInt(f.weight, 10) >= 600 ? 'Bold' : '';
-  const italic = f.style === 'italic' ? 'Italic' : '';
-  return f.family.replace(/["']/g, '') + '-' + ((bold + italic) || 'Regular');
-})"""
 
 
 def budget_pages(site_dir: Path) -> list[str]:
@@ -122,10 +108,7 @@ def measure(browser: Browser, base: str, path: str) -> dict[str, object]:
         "bytes": sum(size for _, size in counted),
         "items": sorted(counted, key=lambda item: -item[1])[:6],
         "fonts": sorted(font_face(url) for kind, url, _ in sizes if kind == "font"),
-        "used_fonts": sorted(page.evaluate(USED_FONTS, False)),
-        "used_at_load": sorted(page.evaluate(USED_FONTS, True)),
-        "preloaded": sorted(page.evaluate(PRELOADED)),
-        "loaded_faces": sorted(page.evaluate(LOADED_FACES)),
+        "used_fonts": sorted(page.evaluate(USED_FONTS)),
         "math": page.locator(".katex").count(),
         "shifts": page.evaluate("window.__shifts"),
         "sheets": page.locator("link[rel=stylesheet]").count(),
@@ -167,17 +150,6 @@ def test_only_fonts_that_rendered_math_uses_are_fetched(measured: dict[str, dict
         else:
             unused = sorted(set(m["fonts"]) - set(m["used_fonts"]))
             assert unused == [], f"{path} fetched fonts its formulas do not use: {unused} (used {m['used_fonts']})"
-
-
-def test_a_page_preloads_exactly_the_math_fonts_it_lays_out_at_load(
-        measured: dict[str, dict[str, object]], real_site: Site) -> None:
-    shipped = {font.stem for font in (real_site.site_dir / "assets" / "katex" / "fonts").glob("*.woff2")}
-    assert any(m["preloaded"] for m in measured.values()), "no page preloads a math font"
-    for path, m in measured.items():
-        wanted = sorted(set(m["used_at_load"]) & shipped)
-        assert m["preloaded"] == wanted, f"{path} preloads {m['preloaded']}, lays out formulas in {wanted} at load"
-        unused = sorted(set(m["preloaded"]) - set(m["loaded_faces"]))
-        assert unused == [], f"{path} preloads faces it never puts to use: {unused}"
 
 
 # Layout shift, summed as CLS sums it. Not exactly zero: on this loaded 2-core machine a KaTeX

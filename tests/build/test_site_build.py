@@ -179,6 +179,6 @@ def test_post_page_has_permalinks_and_toc(site: Site) -> None:
     assert site.build().returncode == 0
     page = site.html("blog/2025/03/04/a-fixture-post")
     assert '<a class="headerlink" href="#first-section" title="Permanent link">' in page
-    toc_nav = r'<nav class="md-nav md-nav--secondary" aria-label="Table of contents">(.*?)</nav>'
+    toc_nav = r'<nav class="md-nav md-nav--secondary" aria-label="Contents">(.*?)</nav>'  # mkdocs.yml: toc title
     toc = re.search(toc_nav, page, re.DOTALL)
     assert toc and "First section" in toc.group(1) and "Second" in toc.group(1)

@@ -33,7 +33,7 @@ def test_a_changed_detail_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
 
 CORE = ["mlblog.posts", "mlblog.posts.rules", "mlblog.render.math", "mlblog.render.diagrams", "mlblog.pages.external",
         "mlblog.pages.markup", "mlblog.pages.scripts", "mlblog.pages.search", "mlblog.pages.chunks",
-        "mlblog.pages.fonts", "mlblog.pages.code", "mlblog.pages.readtime", "mlblog.publish.urls",
+        "mlblog.pages.readtime", "mlblog.publish.urls",
         "mlblog.publish.feeds", "mlblog.publish.cards", "mlblog.publish.lead_figures",
         "mlblog.publish.metadata", "mlblog.publish.stylesheets",
         "mlblog.publish.scripts", "mlblog.checks", "mlblog.__main__"]
