@@ -91,6 +91,7 @@ BUILD_VARIANTS = [
     Variant("reuse_renders", "serve: an unchanged page's Markdown is not converted again", off("reuse_renders")),
     Variant("build_cache", "cards, reading times, math, diagrams, chunks kept by content hash", {"cache": False}),
     Variant("background_index", "serve: Pagefind indexes after the reload, not before", off("background_index")),
+    Variant("reuse_scans", "serve: an unchanged page is not scanned for external loads again", off("reuse_scans")),
 ]
 PAGE_VARIANTS = [
     Variant("all", "every mechanism on"),

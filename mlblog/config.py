@@ -19,6 +19,7 @@ class SpeedConfig(base.Config):
     reuse_renders = c.Type(bool, default=True)  # serve: unchanged pages are not converted again
     cache_templates = c.Type(bool, default=True)  # compiled Jinja templates kept in the build cache
     background_index = c.Type(bool, default=True)  # serve: Pagefind indexes after the reload
+    reuse_scans = c.Type(bool, default=True)  # serve: an unchanged page is not scanned for external loads again
     # What a reader's browser is spared:
     offscreen_chunks = c.Type(bool, default=True)  # long posts: prose past the first screens skipped in layout
     compile_hint = c.Type(bool, default=True)  # V8 compiles Material's bundle while it downloads

@@ -37,6 +37,7 @@ from .render.diagrams import DiagramRenderer
 from .render.math import STYLESHEET, MathRenderer
 from .serve import report_failed_rebuilds
 from .speed import excerpts, git_history, renders, templates
+from .speed.scans import ScanMemo
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -91,6 +92,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         self.serving = False
         self.indexer: search.BackgroundIndexer | None = None
         self.renders = renders.RenderMemo()  # kept across `mkdocs serve` rebuilds
+        self.scans = ScanMemo(externals)  # likewise
         self._build: Build | None = None
         self.source_date_epoch_set = False  # set by this plugin (then it follows new commits)
 
@@ -130,6 +132,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if speed.cache_templates:
             templates.install(config.theme, build.cache("templates"), build.template_counts)
         self.renders.start_build()
+        self.scans.start_build()
 
     def _pin_source_date(self, config: MkDocsConfig) -> None:
         """Every date the build writes comes from the last commit (SOURCE_DATE_EPOCH, reproducible builds)
@@ -405,7 +408,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def _check_output(self, output: str, file: str, dest: str, markdown: str) -> None:
         """A built page that would load anything from another host: at the Markdown line holding the
         URL, else named as coming from a template, a plugin or an included file."""
-        for found in dict.fromkeys(externals(output, self.build.own_hosts)):
+        scan = self.scans if self.serving and self.config.speed.reuse_scans else externals
+        for found in dict.fromkeys(scan(output, self.build.own_hosts)):
             at = markdown.find(found.url) if found.url else -1
             where = f"line {markdown.count(chr(10), 0, at) + 1}" if at >= 0 else f"built page {dest}"
             origin = "" if at >= 0 else (": it comes from a template, a plugin or an included file, not from the "
@@ -436,7 +440,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             if line:
                 log.info(line)
         log.debug(self.build.excerpt_counts.summary())
-        log.debug(f"reused {self.renders.reused} conversions")
+        log.debug(f"reused {self.renders.reused} conversions and {self.scans.reused} scans")
         counts = self.build.template_counts
         log.debug(f"templates: {counts['loaded']} loaded from the cache, {counts['compiled']} compiled "
                   f"({counts['not_kept']} of them not kept)")

@@ -56,7 +56,9 @@ def report_failed_rebuilds(server: LiveReloadServer) -> LiveReloadServer:
         try:
             build()
         except Exception as exc:  # noqa: BLE001 - a failed rebuild is shown, never raised into the loop
-            failure[:] = collect.messages or [str(exc)]
+            # MkDocs logs a build's error once per process (a DuplicateFilter on its build logger): the
+            # same problems at the next rebuild are only in the exception that Abort was raised from.
+            failure[:] = collect.messages or [str(exc.__context__ or exc)]
             log.error("the rebuild failed; the browser shows why and reloads once it builds again")
         else:
             failure.clear()

@@ -38,7 +38,8 @@ def counting_git(folder: Path, log: Path) -> dict[str, str]:
 
 
 SLOW = {"cache": False, "speed": {"defer_excerpts": False, "read_git_history": False, "reuse_renders": False,
-                                  "cache_templates": False, "background_index": False}}
+                                  "cache_templates": False, "background_index": False,
+                                  "reuse_scans": False}}
 
 
 def build(site: Site, out: Path, options: dict[str, object] | None = None, **env: str) -> str:
@@ -133,6 +134,8 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
 def test_serve_is_never_stale(tmp_path: Path) -> None:
     """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
     import time
+    import urllib.error
+    import urllib.request
 
     site = make_site(tmp_path / "src")
     write_reader_posts(site)
@@ -172,13 +175,38 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
         one.write_text(one.read_text().replace("<!-- more -->", "<!-- more -->\n\nA sentence added while serving."))
         wait_for(one_url, lambda page: "A sentence added while serving." in page, "edited text")
         time.sleep(1)
-        assert re.search(r"reused ([1-9]\d*) conversions", (tmp_path / "serve.log").read_text())
+        # Unchanged pages were neither converted nor scanned for external loads again.
+        assert re.search(r"reused [1-9]\d* conversions and [1-9]\d* scans", (tmp_path / "serve.log").read_text())
         # The rebuild took its compiled templates from the cache; an edited template still shows at once.
         assert re.search(r"templates: [1-9]\d* loaded from the cache, 0 compiled", (tmp_path / "serve.log").read_text())
         template = site.root / "overrides" / "post.html"
         template.write_text(template.read_text().replace("{% block content %}",
                                                          '{% block content %}<p class="template-edit"></p>', 1))
         wait_for(one_url, lambda page: '<p class="template-edit"></p>' in page, "edited template")
+        # A page that would load from another host fails the rebuild, and the browser says which; so
+        # does the next rebuild while the pages are unchanged (their scans are reused, findings with them).
+        external = '<img src="https://cdn.example.com/x.png">'
+        template.write_text(template.read_text().replace('<p class="template-edit"></p>', external, 1))
+
+        def failed_page(rebuilds: int) -> str:
+            deadline = time.monotonic() + 120
+            while (tmp_path / "serve.log").read_text().count("the rebuild failed") < rebuilds:
+                assert time.monotonic() < deadline, f"rebuild {rebuilds} did not fail"
+                time.sleep(0.2)
+            try:
+                urllib.request.urlopen(base + one_url, timeout=5)
+            except urllib.error.HTTPError as error:
+                return error.read().decode()
+            raise AssertionError("a failed rebuild served the page")
+
+        reported = "loads https://cdn.example.com/x.png from another host"
+        first = failed_page(1).count(reported)
+        assert first == len(list(posts.glob("*.md")))  # every post's page
+        one.write_text(one.read_text().replace("A sentence added while serving.", "A sentence edited while serving."))
+        assert failed_page(2).count(reported) == first
+        template.write_text(template.read_text().replace(external, "", 1))
+        wait_for(one_url, lambda page: "A sentence edited while serving." in page and "cdn.example.com" not in page,
+                 "page after the template is fixed")
         # A new title reaches the listings, both feeds and the other part's series box.
         one.write_text(one.read_text().replace('title: "Compilers, part one"', 'title: "Compilers, renamed"'))
         wait_for("blog/", lambda page: "Compilers, renamed" in page and "Compilers, part one" not in page,

@@ -1,0 +1,41 @@
+"""Under `mkdocs serve`, a built page identical to the last rebuild's is not scanned again for what it
+would load from another host.
+
+The scan (pages/external.py) reads every tag of every page; at N = 100 it was half of a serve
+rebuild, while a save changes one post. Its result is a function of the page's HTML and the site's
+own hosts only, so it is kept under a digest of exactly those; entries not used by a rebuild are
+dropped at the next, so the memo holds one site's pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from ..pages.external import External
+
+Scan = Callable[[str, frozenset[str]], list[External]]
+
+
+class ScanMemo:
+    def __init__(self, scan: Scan) -> None:
+        self.scan = scan
+        self.last: dict[tuple[bytes, frozenset[str]], list[External]] = {}
+        self.now: dict[tuple[bytes, frozenset[str]], list[External]] = {}
+        self.reused = 0
+
+    def start_build(self) -> None:
+        # A build that stopped before any page keeps the older memo.
+        self.last, self.now, self.reused = (self.now or self.last), {}, 0
+
+    def __call__(self, text: str, own_hosts: frozenset[str]) -> list[External]:
+        key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), own_hosts)
+        found = self.now.get(key)
+        if found is None:
+            found = self.last.get(key)
+            if found is None:
+                found = self.scan(text, own_hosts)
+            else:
+                self.reused += 1
+            self.now[key] = found
+        return list(found)
