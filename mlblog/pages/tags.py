@@ -25,19 +25,12 @@ TOKEN = re.compile(
     r"<!--.*?-->"
     r"|<(script|style)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>.*?</\1\s*>"
     r"|<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S | re.I)
-# One attribute of a start tag: its name, and its value if it has one.
-ATTRIBUTE = re.compile(r"""([^\s"'>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 
 
 def self_closing(rest: str) -> bool:
     """``<path d="..."/>``, not ``<a href=/x/>`` (an unquoted value that ends in a slash)."""
     rest = rest.rstrip()
     return rest.endswith("/") and (len(rest) == 1 or rest[-2] in " \t\n\"'")
-
-
-def attributes_of(rest: str) -> dict[str, str]:
-    """A start tag's attributes (the text after its name), names lower-cased, values unquoted."""
-    return {m[1].lower(): (m[2] or "").strip("\"'") for m in ATTRIBUTE.finditer(rest)}
 
 
 @dataclass(frozen=True, slots=True)
