@@ -9,10 +9,10 @@ dropped at the next, so the memo holds one site's pages.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
 from ..pages.external import External
+from ..render.cache import key
 
 Scan = Callable[[str, frozenset[str]], list[External]]
 
@@ -20,8 +20,8 @@ Scan = Callable[[str, frozenset[str]], list[External]]
 class ScanMemo:
     def __init__(self, scan: Scan) -> None:
         self.scan = scan
-        self.last: dict[tuple[bytes, frozenset[str]], list[External]] = {}
-        self.now: dict[tuple[bytes, frozenset[str]], list[External]] = {}
+        self.last: dict[tuple[str, frozenset[str]], list[External]] = {}
+        self.now: dict[tuple[str, frozenset[str]], list[External]] = {}
         self.reused = 0
 
     def start_build(self) -> None:
@@ -29,13 +29,13 @@ class ScanMemo:
         self.last, self.now, self.reused = (self.now or self.last), {}, 0
 
     def __call__(self, text: str, own_hosts: frozenset[str]) -> list[External]:
-        key = (hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(), own_hosts)
-        found = self.now.get(key)
+        digest = (key(text), own_hosts)  # the build cache's content key
+        found = self.now.get(digest)
         if found is None:
-            found = self.last.get(key)
+            found = self.last.get(digest)
             if found is None:
                 found = self.scan(text, own_hosts)
             else:
                 self.reused += 1
-            self.now[key] = found
+            self.now[digest] = found
         return list(found)
