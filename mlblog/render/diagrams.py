@@ -110,8 +110,8 @@ class DiagramRenderer(Renderer):
                                         "(installs Debian's chromium), or point CHROMIUM=/path/to/chromium at one")
         # Mermaid's "Parse error on line N:" counts lines of the diagram; its excerpt and caret lines
         # would not survive being put on one line.
-        lines = [line.strip() for line in error.splitlines()
-                 if line.strip() and not set(line.strip()) <= {"-", "^"} and not line.strip().startswith("...")]
+        lines = [line for line in map(str.strip, error.splitlines())
+                 if line and not set(line) <= {"-", "^"} and not line.startswith("...")]
         message = " ".join(lines).replace("Parse error on line", "parse error on diagram line") \
             or "Mermaid gave no reason"
         return Problem(file, where, f"the mermaid diagram does not render: {message}. {ACCEPTED}")

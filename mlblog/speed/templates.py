@@ -101,8 +101,6 @@ class TemplateCache(BytecodeCache):
 def install(theme: Any, cache: Cache, counts: dict[str, int]) -> None:
     """Every environment made from the theme gets the cache: the build's own and the blog plugin's."""
     make_environment = theme.get_env
-    if getattr(make_environment, "with_template_cache", False):
-        return
 
     def get_env() -> Environment:
         env = make_environment()
@@ -110,5 +108,4 @@ def install(theme: Any, cache: Cache, counts: dict[str, int]) -> None:
             env.bytecode_cache = TemplateCache(cache, counts)
         return env
 
-    get_env.with_template_cache = True  # type: ignore[attr-defined]
     theme.get_env = get_env
