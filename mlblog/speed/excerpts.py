@@ -48,7 +48,7 @@ class _ParserLater:
 
 
 def _converted_on_read(name: str) -> property:
-    return property(lambda self: self._rendered()[name],
+    return property(lambda self: self._rendered(name),
                     lambda self, value: self.__dict__.__setitem__(f"_{name}", value))
 
 
@@ -88,23 +88,19 @@ def install(on: bool, counts: Counts) -> None:
             if not self.post._title_from_render:
                 self.markdown = "\n\n".join([f"# {self.post.title}", self.markdown])
 
-        def _rendered(self) -> dict[str, Any]:
+        def _rendered(self, name: str) -> Any:
             state = self.__dict__
             pending = state.get("_deferred_view")
-            if pending is None or state.get("_converting"):  # Material's render reads what it just set
-                return {name: state.get(f"_{name}") for name in VIEW}
-            page, separator = pending
-            done = state.setdefault("_deferred_done", {})
-            if id(page) not in done:
+            # Material's render reads what it has just set; a view already converted reads its own.
+            if pending is not None and not state.get("_converting") and state.get("_converted_for") != id(pending[0]):
                 state["_more"], state["_converting"] = None, True
                 try:
-                    structure.Excerpt.render(self, page, separator)  # sets content, more, toc
+                    structure.Excerpt.render(self, *pending)  # sets content, more, toc
                 finally:
                     state["_converting"] = False
                 counts.conversions += 1
-                done.clear()  # only the view being rendered now can read it again
-                done[id(page)] = {name: state[f"_{name}"] for name in VIEW}
-            return done[id(page)]
+                state["_converted_for"] = id(pending[0])  # only the view being rendered now reads it again
+            return state.get(f"_{name}")
 
         content, more, toc = (_converted_on_read(name) for name in VIEW)
 
