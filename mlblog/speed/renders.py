@@ -56,8 +56,6 @@ def _snippets_part(markdown: str, config: Any) -> str | None:
     if SNIPPET in markdown:
         names += [name for match in SNIPPET_NAME.finditer(markdown)
                   if (name := match.group(2) or match.group(3)) and SNIPPET not in name]
-    if not names:
-        return ""
     parts = []
     for name in names:
         for candidate in [base / path for path in dict.fromkeys((name, name.split(":", 1)[0])) for base in bases]:
