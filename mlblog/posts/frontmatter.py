@@ -15,14 +15,9 @@ from .schema import CATEGORIES, FrontMatter, ImpossibleDate, nearest
 
 
 class Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans, impossible dates kept for the schema, duplicate keys noted.
-
-    * Only ``true``/``false`` are booleans: YAML 1.1 also reads ``yes``, ``no``, ``on`` and
-      ``off`` as booleans, so ``draft: yes`` would silently hide a post.
-    * ``2025-02-30`` becomes an ``ImpossibleDate`` (a string) so the schema reports it under the
-      field it belongs to, instead of the whole front matter failing to parse.
-    * A key given twice is recorded (the last one would otherwise win without a word).
-    """
+    """SafeLoader where only ``true``/``false`` are booleans (YAML 1.1's ``draft: yes`` would silently
+    hide a post), ``2025-02-30`` is an ``ImpossibleDate`` for the schema to report under its field (not
+    a parse failure of the whole front matter), and a key given twice is recorded (the last would win)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
