@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -31,32 +32,34 @@ class Context:
 
 def check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem]]:
     """Check one post's text. Returns its record (when its front matter is valid) and its problems."""
+    record, problems, _ = _check_post(rel, text, ctx)
+    return record, problems
+
+
+def _check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem], dict[str, Any] | None]:
+    """check_post, and the front matter as read (None: it could not be read)."""
     source = split_front_matter(text)
     meta, problems = parse_front_matter(rel, source)
     if meta is None:
-        return None, problems
+        return None, problems, None
     problems += body_problems(rel, source.body, source.body_line, docs_dir=ctx.docs_dir,
                               snippet_bases=ctx.snippet_bases)
     record = None
     try:
         front_matter = FrontMatter.model_validate(meta)
     except ValidationError as exc:
-        for error in exc.errors():
-            where, message = translate(error)
-            problems.append(Problem(rel, f"field '{where}'", message))
+        problems += [Problem(rel, f"field '{where}'", message) for where, message in map(translate, exc.errors())]
     else:
-        known = [ctx.authors[a] for a in front_matter.authors if a in ctx.authors]
-        record = Post(rel, front_matter, tuple(known))
-    raw_authors = meta.get("authors")
-    if isinstance(raw_authors, list):
-        # Checked even when other fields are wrong, so one build reports every problem.
-        for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in ctx.authors):
-            accepted = ", ".join(sorted(ctx.authors)) or "(none defined)"
-            problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}."
-                                    f"{nearest(a, ctx.authors)} Accepted: {accepted}"))
+        record = Post(rel, front_matter, tuple(ctx.authors[a] for a in front_matter.authors if a in ctx.authors))
+    # Unknown authors are named even when other fields are wrong, so one build reports every problem.
+    accepted = ", ".join(sorted(ctx.authors)) or "(none defined)"
+    problems += [Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}.{nearest(a, ctx.authors)} "
+                         f"Accepted: {accepted}")
+                 for a in (meta["authors"] if isinstance(meta.get("authors"), list) else [])
+                 if isinstance(a, str) and a.strip() and a not in ctx.authors]
     if record is not None:
         problems += _published_problems(record, ctx)
-    return record, problems
+    return record, problems, meta
 
 
 def _published_problems(post: Post, ctx: Context) -> list[Problem]:
@@ -85,23 +88,19 @@ def _published_problems(post: Post, ctx: Context) -> list[Problem]:
 
 @dataclass(frozen=True)
 class Claims:
-    """What posts that failed their own checks still say about themselves (their raw front matter), so
+    """What posts that failed their own checks still say about themselves (their front matter), so
     that their failure is reported once, not again as a gap in a series or an unknown related slug."""
 
     slugs: frozenset[str] = frozenset()
     series: frozenset[str] = frozenset()
-    unreadable: bool = False  # a failed post's front matter is not even YAML: it may claim anything
+    unreadable: bool = False  # a failed post's front matter could not be read: it may claim anything
 
 
-def claims_of(failed: Iterable[str]) -> Claims:
+def claims_of(failed: Iterable[dict[str, Any] | None]) -> Claims:
+    """``failed``: the front matter of each failed post, None where it could not be read."""
     slugs, series, unreadable = set(), set(), False
-    for text in failed:
-        raw = split_front_matter(text).front_matter
-        try:
-            data = yaml.safe_load(raw) if raw is not None else None
-        except (yaml.YAMLError, ValueError, RecursionError):  # the post's own check has named why
-            data = None
-        if not isinstance(data, dict):
+    for data in failed:
+        if data is None:
             unreadable = True
             continue
         if isinstance(data.get("slug"), str):
@@ -205,19 +204,10 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
     return found, problems
 
 
-def linked_out_problem(rel: str, path: Path, repository: Path) -> Problem | None:
-    """A file under docs/ that leads, through a link, outside the repository: the build would
-    publish whatever it points to (a CI runner's secrets, /etc/passwd)."""
-    real = os.path.realpath(path)
-    if inside(real, [repository]):
-        return None
-    return Problem(rel, "file", f"is a link to {real}, outside the repository: the build would publish "
-                   "that file. Accepted: a file inside the repository (copy it in, or link to a file inside)")
-
-
 def docs_link_problems(docs_dir: Path, repository: Path) -> list[Problem]:
-    """Every file (or folder) under docs/ that a link takes outside the repository, found as MkDocs
-    walks docs/ (following links), each folder once."""
+    """Every file (or folder) under docs/ that a link takes outside the repository, where the build would
+    publish whatever it points to (a CI runner's secrets, /etc/passwd); found as MkDocs walks docs/
+    (following links), each folder once."""
     problems, seen = [], set()
     for folder, dirs, files in os.walk(docs_dir, followlinks=True):
         real = os.path.realpath(folder)
@@ -227,25 +217,13 @@ def docs_link_problems(docs_dir: Path, repository: Path) -> list[Problem]:
         seen.add(real)
         for name in [*dirs, *files]:
             path = Path(folder) / name
-            if os.path.islink(path):
-                rel = path.relative_to(docs_dir).as_posix()
-                problem = linked_out_problem(rel, path, repository)
-                if problem is not None:
-                    problems.append(problem)
-                    if name in dirs:
-                        dirs.remove(name)
+            if os.path.islink(path) and not inside(real := os.path.realpath(path), [repository]):
+                problems.append(Problem(path.relative_to(docs_dir).as_posix(), "file", f"is a link to {real}, "
+                                        "outside the repository: the build would publish that file. Accepted: a "
+                                        "file inside the repository (copy it in, or link to a file inside)"))
+                if name in dirs:
+                    dirs.remove(name)
     return problems
-
-
-def post_files(docs_dir: Path) -> list[str]:
-    return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
-
-
-def _read(docs_dir: Path, rel: str) -> tuple[str | None, Problem | None]:
-    try:
-        return (docs_dir / rel).read_text(encoding="utf-8"), None
-    except UnicodeDecodeError as exc:
-        return None, Problem(rel, "file", f"is not UTF-8 ({exc.reason} at byte {exc.start}). Accepted: UTF-8 text")
 
 
 def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iterable[str] = (),
@@ -263,25 +241,26 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
     if repository is not None:
         problems += docs_link_problems(docs_dir, repository)
     ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
+    if files is None:
+        files = sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
     posts, failed = [], []
-    for rel in post_files(docs_dir) if files is None else files:
-        text, unreadable = _read(docs_dir, rel)
-        if text is None:
-            problems.append(unreadable)  # type: ignore[arg-type]
+    for rel, is_post in [*((rel, True) for rel in files), *((rel, False) for rel in pages)]:
+        try:
+            text = (docs_dir / rel).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(rel, "file", f"is not UTF-8 ({exc.reason} at byte {exc.start}). "
+                                    "Accepted: UTF-8 text"))
             continue
-        post, found = check_post(rel, text, ctx)
+        if not is_post:  # pages that are not posts: only what would break their build
+            source = split_front_matter(text)
+            problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
+                                      snippet_bases=snippet_bases, is_post=False)
+            continue
+        post, found, meta = _check_post(rel, text, ctx)
         problems += found
         if post is not None:
             posts.append(post)
         else:
-            failed.append(text)
-    for rel in pages:  # pages that are not posts: only what would break their build
-        text, unreadable = _read(docs_dir, rel)
-        if text is None:
-            problems.append(unreadable)  # type: ignore[arg-type]
-            continue
-        source = split_front_matter(text)
-        problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
-                                  snippet_bases=snippet_bases, is_post=False)
+            failed.append(meta)
     problems += cross_post_problems(posts, claims_of(failed))
     return posts, sorted(set(problems))
