@@ -15,10 +15,8 @@ from .problems import Problem
 from .schema import EXCERPT_MARKER
 
 # A link into an upstream repository that follows a moving branch instead of a tag or commit.
-UNPINNED_RE = re.compile(
-    r"https://(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw|blame)"
-    r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+)/(main|master|develop|HEAD)(?=/|\b)"
-)
+UNPINNED_RE = re.compile(r"https://(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw|blame)"
+                         r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+)/(main|master|develop|HEAD)(?=/|\b)")
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 # pymdownx.snippets: `--8<-- "path"` on one line, or a block of paths between two `--8<--` lines.
 SNIPPET_LINE_RE = re.compile(r"""^\s*(;*)-+8<-+[ \t]+(["'])(.+?)\2\s*$""")
@@ -147,7 +145,7 @@ def blank_code(body: str) -> str:
     for line in body.split("\n"):
         fence = FENCE_RE.match(line)
         if fence and (in_fence is None or fence.group(1).startswith(in_fence)):
-            in_fence = fence.group(1)[0] * len(fence.group(1)) if in_fence is None else None
+            in_fence = fence.group(1) if in_fence is None else None
             out.append("")
             continue
         out.append("" if in_fence is not None else INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line))
@@ -157,28 +155,24 @@ def blank_code(body: str) -> str:
 def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> list[Problem]:
     problems = []
     text = INLINE_CODE_RE.sub("", line)
-    targets = LINK_RE.findall(text) + REF_DEF_RE.findall(text)
-    for target in targets:
-        if EXTERNAL_RE.match(target):
-            continue
+    for target in LINK_RE.findall(text) + REF_DEF_RE.findall(text):
         path = target.split("#", 1)[0].split("?", 1)[0]
-        if not path:
+        if EXTERNAL_RE.match(target) or not path:
             continue
         resolved = (docs_dir / rel).parent / path
         if not inside(os.path.abspath(resolved), [docs_dir]):
-            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' leads outside docs/ (to "
-                                    f"{os.path.abspath(resolved)}), which the site does not publish. "
-                                    "Accepted: a path relative to this file to a page or file under docs/"))
+            wrong = f"leads outside docs/ (to {os.path.abspath(resolved)}), which the site does not publish"
         elif not resolved.is_file():
-            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' points to "
-                                    f"{Path(os.path.relpath(resolved, docs_dir)).as_posix()}, "
-                                    "which does not exist. Accepted: a path relative to this file to a "
-                                    "page or file under docs/"))
+            wrong = f"points to {Path(os.path.relpath(resolved, docs_dir)).as_posix()}, which does not exist"
+        else:
+            continue
+        problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' {wrong}. Accepted: a path relative "
+                                "to this file to a page or file under docs/"))
     return problems
 
 
-def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None = None,
-                  snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
+def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path, snippet_bases: Sequence[Path],
+                  is_post: bool = True) -> list[Problem]:
     """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
     problems: list[Problem] = []
     in_fence = None
@@ -195,21 +189,18 @@ def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None
         if in_snippet_block:
             continue
         fence = FENCE_RE.match(line)
-        if fence:
-            token = fence.group(1)
-            if in_fence is None:
-                in_fence = token[0] * len(token)
-            elif token.startswith(in_fence):
-                in_fence = None
-                continue
+        if fence and in_fence is None:
+            in_fence = fence.group(1)
+        elif fence and fence.group(1).startswith(in_fence):
+            in_fence = None
+            continue
         for m in UNPINNED_RE.finditer(line):
             problems.append(Problem(rel, f"line {lineno}", f"link to the moving branch '{m.group(1)}' "
                                     f"({m.group(0)}/...). Accepted: a link pinned to a tag or commit, "
                                     "e.g. .../blob/v2.13.0/..."))
         if in_fence is not None:
             continue
-        if docs_dir is not None:
-            problems += _link_target_problems(rel, lineno, line, docs_dir)
+        problems += _link_target_problems(rel, lineno, line, docs_dir)
         if line.strip() == EXCERPT_MARKER:
             saw_marker = True
         if is_post and re.match(r"^#\s+\S", line):

@@ -12,8 +12,6 @@ from .schema import FORBIDDEN_CHARACTER
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One content mistake: where it is, what is wrong, what would be accepted."""
-
     file: str  # relative to docs/
     where: str  # "field 'categories'" or "line 12"
     message: str  # what is wrong and what is accepted

@@ -86,56 +86,33 @@ def _published_problems(post: Post, ctx: Context) -> list[Problem]:
     return problems
 
 
-@dataclass(frozen=True)
-class Claims:
-    """What posts that failed their own checks still say about themselves (their front matter), so
-    that their failure is reported once, not again as a gap in a series or an unknown related slug."""
-
-    slugs: frozenset[str] = frozenset()
-    series: frozenset[str] = frozenset()
-    unreadable: bool = False  # a failed post's front matter could not be read: it may claim anything
-
-
-def claims_of(failed: Iterable[dict[str, Any] | None]) -> Claims:
-    """``failed``: the front matter of each failed post, None where it could not be read."""
-    slugs, series, unreadable = set(), set(), False
-    for data in failed:
-        if data is None:
-            unreadable = True
-            continue
-        if isinstance(data.get("slug"), str):
-            slugs.add(data["slug"])
-        if isinstance(data.get("series"), dict) and isinstance(data["series"].get("name"), str):
-            series.add(data["series"]["name"])
-        elif "series" in data:
-            unreadable = True
-    return Claims(frozenset(slugs), frozenset(series), unreadable)
-
-
-def cross_post_problems(posts: Sequence[Post], failed: Claims = Claims()) -> list[Problem]:
-    """Rules that need every post: unique URLs and slugs, related posts, series parts. ``failed`` is
-    what the posts that failed their own checks claim: no problem here repeats theirs."""
+def cross_post_problems(posts: Sequence[Post], failed: Sequence[dict[str, Any] | None] = ()) -> list[Problem]:
+    """Rules that need every post: unique URLs and slugs, related posts, series parts. ``failed``: the front
+    matter (None: unreadable) of the posts that failed their own checks, so that their failure is reported
+    once, not again as a gap in a series or an unknown related slug."""
+    readable = [m for m in failed if m is not None]
+    claimed_slugs = {m["slug"] for m in readable if isinstance(m.get("slug"), str)}
+    claimed_series = [m["series"].get("name") if isinstance(m["series"], dict) else None
+                      for m in readable if "series" in m]
+    # A failed post whose front matter (or series) could not be read may claim anything.
+    unsure = len(readable) < len(failed) or not all(isinstance(name, str) for name in claimed_series)
     problems: list[Problem] = []
     by_url: dict[str, Post] = {}
     by_slug: dict[str, Post] = {}
     for post in sorted(posts, key=lambda p: p.file):
-        other = by_url.get(post.url)
-        if other:
+        if (other := by_url.setdefault(post.url, post)) is not post:
             problems.append(Problem(post.file, "field 'slug'", f"resolves to the same URL /{post.url} as "
                                     f"{other.file}. Accepted: a slug or date that no other post uses"))
-        by_url.setdefault(post.url, post)
-        other = by_slug.get(post.slug)
-        if other and other.url != post.url:
+        if (other := by_slug.setdefault(post.slug, post)) is not post and other.url != post.url:
             problems.append(Problem(post.file, "field 'slug'", f"'{post.slug}' is already used by "
                                     f"{other.file}. Accepted: a slug no other post uses (related posts "
                                     "and series refer to posts by slug)"))
-        by_slug.setdefault(post.slug, post)
     for post in posts:
         for slug in post.meta.related or []:
             if slug == post.slug:
                 problems.append(Problem(post.file, "field 'related'", f"'{slug}' is this post itself. "
                                         "Accepted: slugs of other posts"))
-            elif slug not in by_slug and slug not in failed.slugs and not failed.unreadable:
+            elif slug not in by_slug and slug not in claimed_slugs and not unsure:
                 problems.append(Problem(post.file, "field 'related'", f"no post has the slug '{slug}'."
                                         f"{nearest(slug, by_slug)} Accepted: {', '.join(sorted(by_slug))}"))
     series: dict[str, list[Post]] = {}
@@ -146,13 +123,11 @@ def cross_post_problems(posts: Sequence[Post], failed: Claims = Claims()) -> lis
         parts: dict[int, Post] = {}
         for post in sorted(members, key=lambda p: p.file):
             part = post.meta.series.part  # type: ignore[union-attr]
-            if part in parts:
+            if (other := parts.setdefault(part, post)) is not post:
                 problems.append(Problem(post.file, "field 'series.part'", f"part {part} of '{name}' is "
-                                        f"also claimed by {parts[part].file}. Accepted: each part number "
-                                        "once per series"))
-            parts.setdefault(part, post)
+                                        f"also claimed by {other.file}. Accepted: each part number once per series"))
         missing = sorted(set(range(1, max(parts) + 1)) - set(parts))
-        if missing and name not in failed.series and not failed.unreadable:
+        if missing and name not in claimed_series and not unsure:
             problems.append(Problem(parts[max(parts)].file, "field 'series.part'", f"series '{name}' has "
                                     f"no part {missing[0]} before part {max(parts)}. Accepted: parts "
                                     "numbered 1, 2, 3... without gaps"))
@@ -262,5 +237,5 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
             posts.append(post)
         else:
             failed.append(meta)
-    problems += cross_post_problems(posts, claims_of(failed))
+    problems += cross_post_problems(posts, failed)
     return posts, sorted(set(problems))
