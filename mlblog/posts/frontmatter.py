@@ -13,6 +13,12 @@ import yaml
 from .problems import Problem
 from .schema import CATEGORIES, FrontMatter, ImpossibleDate, nearest
 
+MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
+
+
+class TooDeep(yaml.YAMLError):
+    pass
+
 
 class Loader(yaml.SafeLoader):
     """SafeLoader where only ``true``/``false`` are booleans (YAML 1.1's ``draft: yes`` would silently
@@ -35,6 +41,12 @@ class Loader(yaml.SafeLoader):
             except TypeError:  # an unhashable key: SafeLoader reports it below
                 pass
         return super().construct_mapping(node, deep=deep)
+
+    def fetch_flow_collection_start(self, token_class: Any) -> None:
+        # PyYAML's scanner takes time quadratic in the depth of [[[...]]] (2000 levels: 10 s).
+        if self.flow_level >= MAX_NESTING:
+            raise TooDeep("lists or mappings are nested too deeply")
+        super().fetch_flow_collection_start(token_class)
 
     def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
         try:
@@ -100,37 +112,6 @@ def _yaml_problem(rel: str, raw: str, exc: yaml.YAMLError) -> Problem:
                    "lines; quote values that contain ': ' or start with a symbol")
 
 
-MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
-
-
-def _flow_depth(raw: str) -> int:
-    """How deeply [...] and {...} nest outside quoted scalars (an apostrophe inside a word is text)."""
-    depth = deepest = 0
-    quote, before, i = "", "", 0  # before: the last non-blank character outside quotes on this line
-    while i < len(raw):
-        ch = raw[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 1  # an escaped character
-            elif ch == quote and quote == "'" and raw[i + 1:i + 2] == "'":
-                i += 1  # '' is a quote inside a single-quoted scalar
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"" and before in ("", ":", "[", "{", ",", "-", "?"):
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-        if ch == "\n":
-            before = ""
-        elif not quote and ch not in " \t":
-            before = ch
-        i += 1
-    return deepest
-
-
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
     if source.unclosed:
@@ -142,10 +123,9 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
     raw = source.front_matter
     too_deep = [Problem(rel, "front matter", "lists or mappings are nested too deeply for YAML to read. "
                         "Accepted: values nested a few levels at most")]
-    # PyYAML's scanner takes time quadratic in the depth of [[[...]]] (2000 levels: 10 s), and its
-    # composer recurses once per level (a RecursionError past about 300 levels of indentation).
+    # PyYAML's composer recurses once per level (a RecursionError past about 300 levels of indentation).
     indent = max((len(line) - len(line.lstrip(" -")) for line in raw.split("\n")), default=0)  # "- - x" nests too
-    if _flow_depth(raw) > MAX_NESTING or indent > 2 * MAX_NESTING:
+    if indent > 2 * MAX_NESTING:
         return None, too_deep
     try:
         loader = Loader(raw)  # the reader refuses control characters here, before parsing
@@ -155,10 +135,10 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
                               "Accepted: printable text (delete the character)")]
     try:
         meta = loader.get_single_data()
+    except (TooDeep, RecursionError):
+        return None, too_deep
     except yaml.YAMLError as exc:
         return None, [_yaml_problem(rel, raw, exc)]
-    except RecursionError:  # nesting by indentation, too deep for the composer
-        return None, too_deep
     finally:
         loader.dispose()
     if meta is None:
