@@ -17,7 +17,7 @@ MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
 
 
 class TooDeep(yaml.YAMLError):
-    pass
+    """Flow collections nested past MAX_NESTING: PyYAML's scanner takes time quadratic in their depth."""
 
 
 class Loader(yaml.SafeLoader):
@@ -43,7 +43,6 @@ class Loader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
     def fetch_flow_collection_start(self, token_class: Any) -> None:
-        # PyYAML's scanner takes time quadratic in the depth of [[[...]]] (2000 levels: 10 s).
         if self.flow_level >= MAX_NESTING:
             raise TooDeep("lists or mappings are nested too deeply")
         super().fetch_flow_collection_start(token_class)
@@ -62,9 +61,8 @@ Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                             list("tTfF"))
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ class Source:
 def split_front_matter(text: str) -> Source:
     text = text.lstrip("\ufeff")
     lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
+    if lines[0].rstrip() != "---":
         return Source(None, text, 1)
     for i, line in enumerate(lines[1:], start=1):
         if line.rstrip() in ("---", "..."):
@@ -147,12 +145,9 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
     if not isinstance(meta, dict):
         return None, [Problem(rel, "front matter", f"the front matter is a {type(meta).__name__}, not a "
                               "mapping. Accepted: 'key: value' lines")]
-    problems = [
-        Problem(rel, f"field '{key}'", f"is given twice (lines {first + 2} and {again + 2}); YAML would "
-                "keep the last one silently. Accepted: each key once")
-        for key, first, again in loader.duplicates
-    ]
-    return meta, problems
+    return meta, [Problem(rel, f"field '{key}'", f"is given twice (lines {first + 2} and {again + 2}); YAML would "
+                          "keep the last one silently. Accepted: each key once")
+                  for key, first, again in loader.duplicates]
 
 
 # Values quoted back to the author are cut short: an alias can make one YAML value a structure
@@ -191,8 +186,8 @@ def translate(error: dict[str, Any]) -> tuple[str, str]:
                        f"{', '.join(FrontMatter.model_fields)}")
     if kind == "extra_forbidden":
         known = list(FrontMatter.model_fields) if len(loc) == 1 else []
-        hint = nearest(str(loc[-1]), known) if known else ""
-        return where, f"'{loc[-1]}' is not a known key.{hint} Accepted keys: {', '.join(known) or 'see README.md'}"
+        return where, (f"'{loc[-1]}' is not a known key.{nearest(str(loc[-1]), known)} Accepted keys: "
+                       f"{', '.join(known) or 'see README.md'}")
     if kind == "literal_error" and loc and loc[0] == "categories":
         shown = plain_text(value)
         return "categories", (f"'{shown}' is not an allowed category.{nearest(shown, CATEGORIES)} "

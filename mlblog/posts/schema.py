@@ -31,15 +31,8 @@ POSTS_DIR = "blog/posts"  # relative to docs/
 AUTHORS_FILE = "blog/.authors.yml"
 EXCERPT_MARKER = "<!-- more -->"
 
-CATEGORIES: tuple[str, ...] = (
-    "Machine Learning Performance",
-    "Distributed Training",
-    "torch.compile",
-    "LLM Architecture",
-    "LLM Inference",
-    "Kernel",
-    "Communication",
-)
+CATEGORIES: tuple[str, ...] = ("Machine Learning Performance", "Distributed Training", "torch.compile",
+                               "LLM Architecture", "LLM Inference", "Kernel", "Communication")
 DESCRIPTION_MIN, DESCRIPTION_MAX = 60, 220
 TITLE_MAX = 140
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -262,7 +255,7 @@ class FrontMatter(BaseModel):
     @classmethod
     def _upstream(cls, v: dict[str, str]) -> dict[str, str]:
         for name, ref in v.items():
-            if not ref.strip() or ref.strip() in {"main", "master", "HEAD", "latest"}:
+            if ref.strip() in {"", "main", "master", "HEAD", "latest"}:
                 raise rule_error(f"'{name}: {ref}' does not pin a version. Accepted: a tag or commit, "
                                  "e.g. 'pytorch: v2.13.0'")
         return v
