@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +26,8 @@ class Context:
 
     docs_dir: Path
     authors: dict[str, Author]
-    snippet_bases: tuple[Path, ...] = ()
-    today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+    snippet_bases: tuple[Path, ...]
+    today: dt.date
 
 
 def check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem]]:
@@ -163,12 +163,10 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
     for aid, info in authors.items():
         wrong = next((w for where, text in texts_of(info, f"authors.{aid}")
                       if (w := character_problem(text, multiline=where.endswith(".description"), at=where))), None)
+        if wrong is None and (not isinstance(info, dict) or not str(info.get("name", "")).strip()):
+            wrong = "needs a 'name'. Accepted: {name: ..., description: ..., avatar: local path}"
         if wrong is not None:
             problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", wrong))
-            continue
-        if not isinstance(info, dict) or not str(info.get("name", "")).strip():
-            problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", "needs a 'name'. Accepted: "
-                                    "{name: ..., description: ..., avatar: local path}"))
             continue
         avatar = str(info.get("avatar", ""))
         if "://" in avatar or avatar.startswith("//"):
@@ -211,11 +209,11 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
     stay inside it once links are followed. Returns the records of the valid posts and every
     problem, sorted.
     """
-    snippet_bases = [docs_dir.parent] if snippet_bases is None else snippet_bases
     authors, problems = load_authors(docs_dir)
     if repository is not None:
         problems += docs_link_problems(docs_dir, repository)
-    ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
+    ctx = Context(docs_dir, authors, tuple([docs_dir.parent] if snippet_bases is None else snippet_bases),
+                  today or dt.datetime.now(dt.UTC).date())
     if files is None:
         files = sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
     posts, failed = [], []
@@ -229,7 +227,7 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
         if not is_post:  # pages that are not posts: only what would break their build
             source = split_front_matter(text)
             problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
-                                      snippet_bases=snippet_bases, is_post=False)
+                                      snippet_bases=ctx.snippet_bases, is_post=False)
             continue
         post, found, meta = _check_post(rel, text, ctx)
         problems += found
