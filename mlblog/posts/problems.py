@@ -28,9 +28,7 @@ class Problem:
 def format_problems(problems: Sequence[Problem], what: str = "problem",
                     scope: str = "blog posts (paths relative to docs/)") -> str:
     noun = what if len(problems) == 1 else what + "s"
-    lines = [f"{len(problems)} {noun} in {scope}:"]
-    lines += [f"  - {p}" for p in problems]
-    return "\n".join(lines)
+    return "\n".join([f"{len(problems)} {noun} in {scope}:", *(f"  - {p}" for p in problems)])
 
 
 class Stop(Exception):

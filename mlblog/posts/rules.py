@@ -52,11 +52,10 @@ def _check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Pr
     else:
         record = Post(rel, front_matter, tuple(ctx.authors[a] for a in front_matter.authors if a in ctx.authors))
     # Unknown authors are named even when other fields are wrong, so one build reports every problem.
-    accepted = ", ".join(sorted(ctx.authors)) or "(none defined)"
-    problems += [Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}.{nearest(a, ctx.authors)} "
-                         f"Accepted: {accepted}")
-                 for a in (meta["authors"] if isinstance(meta.get("authors"), list) else [])
-                 if isinstance(a, str) and a.strip() and a not in ctx.authors]
+    raw_authors = meta["authors"] if isinstance(meta.get("authors"), list) else []
+    for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in ctx.authors):
+        problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}.{nearest(a, ctx.authors)} "
+                                f"Accepted: {', '.join(sorted(ctx.authors)) or '(none defined)'}"))
     if record is not None:
         problems += _published_problems(record, ctx)
     return record, problems, meta
@@ -66,7 +65,7 @@ def _published_problems(post: Post, ctx: Context) -> list[Problem]:
     """Rules for posts that readers will see: no scaffold TODOs, no future dates, links that exist."""
     problems = []
     for link in post.meta.links or []:
-        for target in [link] if isinstance(link, str) else list(link.values()):
+        for target in [link] if isinstance(link, str) else link.values():
             path = target.split("#")[0]
             if "://" not in path and not (ctx.docs_dir / path).is_file():
                 problems.append(Problem(post.file, "field 'links'", f"'{target}' does not exist under "
