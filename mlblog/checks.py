@@ -15,13 +15,11 @@ from urllib.parse import urlsplit
 import yaml
 
 from .pages.external import css_externals, externals
+from .posts.bodies import EXTERNAL_ACCEPTED
 from .posts.problems import Problem
 from .posts.rules import check_all
 from .posts.schema import Post
 from .publish import feeds, urls
-
-EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
-                     "a reader follows (<a href>, Markdown links) may go to any host")
 
 
 class _Tolerant(yaml.SafeLoader):

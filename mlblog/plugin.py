@@ -26,6 +26,7 @@ from . import contracts
 from .config import SiteConfig
 from .pages import chunks, markup, readtime, scripts, search
 from .pages.external import css_externals, externals
+from .posts.bodies import EXTERNAL_ACCEPTED
 from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
 from .posts.rules import check_all
@@ -49,8 +50,6 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger("mlblog")
 OUTPUT_SCOPE = "the built site (pages by their source under docs/, other files by their path in the site)"
-EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
-                     "a reader follows (<a href>, Markdown links) may go to any host")
 
 
 class Build:
