@@ -55,9 +55,7 @@ SELF_CLOSING = re.compile(r"(?:^|[ \t\n\"'])/\s*$")  # <path d="..."/>, not <a h
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-# A static figure at a chunk's edge: figures.css gives the chunk its 1.5em there.
 FIGURE_EDGE = re.compile(r'<figure class="fig"')
-# The blocks a chunk may begin and end with: a paragraph, a list or a code block (1em), or a static figure.
 EDGE = re.compile(rf'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"|{FIGURE_EDGE.pattern}')
 # Not a list with a block at the start of its first item or the end of its last (a loose or nested
 # list, a code block in an item): that block's margin would pass through the list's edge and stop

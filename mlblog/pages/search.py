@@ -26,9 +26,7 @@ from pathlib import Path
 
 from ..posts.problems import Stop
 
-# Pagefind's weights run from 0 to 10 (headings: h1 7, h2 6, ..., text 1): an identifier counts
-# like a subheading, above prose, below the post's own title.
-IDENTIFIER_WEIGHT = 5
+IDENTIFIER_WEIGHT = 5  # of Pagefind's 0 to 10 (h1 7, h2 6, ..., text 1): above prose, below the title
 CODE_RE = re.compile(r"<code>([^<]{2,100})</code>")
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")  # letters, digits and the joints of qualified names
 ARTICLE = '<article class="md-content__inner md-typeset">'

@@ -24,14 +24,10 @@ HEADER = (
     "# The build fails when one disappears without a redirect; `make urls` rewrites this file.\n"
 )
 
-# Files other than HTML pages that readers and other sites link to, as paths from the site root.
-PUBLIC_FILES = (
-    "feed_*.xml", "feed_*.json",             # the RSS and JSON feeds (mkdocs-rss-plugin)
-    "sitemap.xml", "sitemap.xml.gz",         # what search engines crawl
-    "robots.txt",                            # publish/metadata.py
-    "assets/cards/*.png",                    # link previews (publish/cards.py)
-    "CNAME",                                 # the custom domain of GitHub Pages, when there is one
-)
+# Files other than HTML pages that readers and other sites link to, as paths from the site root: the
+# feeds (mkdocs-rss-plugin), what search engines crawl, link previews and GitHub Pages' custom domain.
+PUBLIC_FILES = ("feed_*.xml", "feed_*.json", "sitemap.xml", "sitemap.xml.gz", "robots.txt", "assets/cards/*.png",
+                "CNAME")
 CARD = "/assets/cards/{slug}.png"
 POST_URL = re.compile(r"/blog/\d{4}/\d{2}/\d{2}/(?P<slug>[^/]+)/")  # post_schema.Post.url
 PLACEHOLDER = "<the page that replaces it>.md"
