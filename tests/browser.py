@@ -13,7 +13,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -148,13 +148,13 @@ class Recorder:
         return page
 
 
-def follow(page: Page, link: Locator, url: object) -> bool:
-    """Click a link and wait until the page it opens is the one shown; True when that was an instant
-    page change (the window survived), False when a whole page loaded. Material's instant navigation
-    changes the address before it swaps the new page in (and emits document$), so waiting for the
-    address alone can read, or type into, the old page. Material also closes search (and the drawer)
-    125 ms after every change of address (its bundle: merge(location$, target$).pipe(delay(125))),
-    so search opened sooner would be closed under the test's keys: that is waited out too."""
+def follow(page: Page, link: Locator | Callable[[], None], url: object) -> bool:
+    """Click a link (or call ``link``, as a key press) and wait until the page it opens is the one shown; True when that
+    was an instant page change (the window survived), False when a whole page loaded. Material's instant navigation
+    changes the address before it swaps the new page in (and emits document$), so waiting for the address alone can
+    read, or type into, the old page. Material also closes search (and the drawer) 125 ms after every change of
+    address (its bundle: merge(location$, target$).pipe(delay(125))), so search opened sooner would be closed under
+    the test's keys: that is waited out too."""
     seen = page.evaluate("""() => {
         window.__sameWindow = true;
         if (!window.document$) return null;
@@ -164,7 +164,10 @@ def follow(page: Page, link: Locator, url: object) -> bool:
         }
         return window.__pagesShown;
     }""")
-    link.click()
+    if callable(link):
+        link()
+    else:
+        link.click()
     page.wait_for_url(url)
     if seen is not None:
         page.wait_for_function("(n) => window.__pagesShown === undefined || window.__pagesShown > n", arg=seen)
