@@ -92,7 +92,7 @@ benchmark: $(BIN)/.site-deps node_modules/.installed ## Real against bare Materi
 test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, then run the linter, the audit and every test
 	$(BIN)/ruff check mlblog tests examples scripts benchmarks
 	$(AUDIT)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest --durations=20
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=20
 
 test-fast: $(BIN)/.test-deps ## The unit layer and the fast build tests: rules, core, plugin wiring (under a minute)
 	$(BIN)/python -m pytest -m "(unit or fast) and not slow" -q

@@ -15,11 +15,17 @@ LAYERS = ("unit", "build", "browser", "examples")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test carries the marker of its layer, the folder it is in: unit (the rules and the core,
     in-process), build (real builds), browser (Chromium over built sites), examples (the posts'
-    companion code). `make test-fast` runs `-m "unit and not slow"`."""
+    companion code). `make test-fast` runs `-m "unit and not slow"`.
+
+    Under pytest-xdist (`make test` runs two processes with --dist loadgroup) the examples layer is one
+    group, run by one process in order: its tests download upstream wheels and sources into shared
+    caches (tests/upstream_sources.py), which two processes must not fill at once."""
     for item in items:
         layer = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
         if layer in LAYERS:
             item.add_marker(getattr(pytest.mark, layer))
+        if layer == "examples":
+            item.add_marker(pytest.mark.xdist_group("examples"))
 
 
 @pytest.fixture
