@@ -14,14 +14,12 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .pages.external import css_externals, externals
+from .pages.external import css_externals, externals, line_of
+from .posts.bodies import EXTERNAL_ACCEPTED
 from .posts.problems import Problem
 from .posts.rules import check_all
 from .posts.schema import Post
 from .publish import feeds, urls
-
-EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
-                     "a reader follows (<a href>, Markdown links) may go to any host")
 
 
 class _Tolerant(yaml.SafeLoader):
@@ -45,6 +43,24 @@ def plugin_options(settings: dict[str, Any], name: str) -> dict[str, Any]:
     return {}
 
 
+def own_hosts(site_url: str | None) -> frozenset[str]:
+    host = urlsplit(site_url or "").hostname
+    return frozenset({host.lower()} if host else ())
+
+
+def external_problems(site_dir: Path, own: frozenset[str], suffixes: tuple[str, ...] = (".html", ".css")
+                      ) -> list[Problem]:
+    """Every page or stylesheet of a built site that would load anything from another host."""
+    problems = []
+    for path in sorted(site_dir.rglob("*")):
+        if path.suffix in suffixes and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = externals(text, own) if path.suffix == ".html" else css_externals(text, 0, own)
+            problems += [Problem(path.relative_to(site_dir).as_posix(), f"line {line_of(text, e.offset)}",
+                                 f"{e.what} loads {e.url} from another host. {EXTERNAL_ACCEPTED}") for e in found]
+    return problems
+
+
 def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
     """Every post and page of the site's docs/ through the post rules, as the build checks them."""
     root = config_file.resolve().parent
@@ -62,21 +78,9 @@ def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
 def check_site(site_dir: Path, config_file: Path) -> list[Problem]:
     """A built site: external resources in every page and stylesheet, feeds that parse, and the URL
     manifest kept (when the site has one)."""
-    root = config_file.resolve().parent
     settings = site_settings(config_file)
-    host = urlsplit(settings.get("site_url") or "").hostname
-    own = frozenset({host.lower()} if host else ())
-    problems = []
-    for path in sorted(site_dir.rglob("*")):
-        if path.suffix not in (".html", ".css") or not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        found = externals(text, own) if path.suffix == ".html" else css_externals(text, 0, own)
-        rel = path.relative_to(site_dir).as_posix()
-        problems += [Problem(rel, f"line {text.count(chr(10), 0, e.offset) + 1}",
-                             f"{e.what} loads {e.url} from another host. {EXTERNAL_ACCEPTED}") for e in found]
-    problems += feeds.feed_problems(site_dir)
-    manifest = root / plugin_options(settings, "mlblog").get("urls_manifest", "urls.txt")
+    problems = external_problems(site_dir, own_hosts(settings.get("site_url"))) + feeds.feed_problems(site_dir)
+    manifest = config_file.resolve().parent / plugin_options(settings, "mlblog").get("urls_manifest", "urls.txt")
     if manifest.exists():
         redirects = urls.redirect_urls(plugin_options(settings, "redirects").get("redirect_maps") or {})
         listed = urls.read_manifest(manifest.read_text(encoding="utf-8"))
