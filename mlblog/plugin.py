@@ -1,7 +1,7 @@
 """The site's MkDocs plugin: the adapter between MkDocs (with Material's blog plugin) and the core.
 
-The core (posts/, render/, pages/, publish/) imports no MkDocs. ``on_config`` makes one ``Build``, the
-state of one build, closed however the build ends; each event calls the passes one per line, in the
+The core (posts/, render/, pages/, publish/) imports no MkDocs. ``on_config`` makes one ``Build`` (the
+state of one build, closed however the build ends); each event calls the passes one per line, in the
 order they must run. Priorities only interleave with other plugins: Material's blog plugin (-50 for
 files and page Markdown), mkdocs-rss-plugin (page content at -75, feeds written at 0), the
 git-revision-date plugin (files and page Markdown at 0) and the redirects plugin (post-build).
@@ -245,15 +245,17 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def _lead_figure(self, post: Post | None) -> lead_figures.LeadFigure | None:
         """The post's first figure, drawn small for the listings (made once a build)."""
+        if post is None:
+            return None
         found = self.build.lead_figures
-        if post is not None and post.file not in found:
+        if post.file not in found:
             markdown = (self.build.docs_dir / post.file).read_text(encoding="utf-8")
             try:
                 found[post.file] = lead_figures.lead_figure(markdown, self.build.root)
             except (OSError, ValueError) as error:  # the snippet check names a missing file too
                 raise PluginError(f"{post.file}: its first figure cannot be drawn small for the "
                                   f"listings: {error}") from error
-        return None if post is None else found[post.file]
+        return found[post.file]
 
     def _stop_on_render_problems(self) -> None:
         for problems, what in ((self.build.math.problems, "math problem"),
