@@ -1,10 +1,6 @@
 """The site's commands, from the command line (the Makefile's targets call them).
 
-    python -m mlblog check [--site SITE_DIR]     the post rules over the sources; with --site, the
-                                                 output checks over a built site (any generator's)
-    python -m mlblog schema [--write]            the JSON Schema of post front matter, for editors
-    python -m mlblog new "Title" --category ...  scaffold a valid draft post
-    python -m mlblog urls                        rewrite urls.txt from a fresh strict build (MkDocs)
+`python -m mlblog --help` lists them: check, schema, new and urls; only urls needs MkDocs.
 """
 
 from __future__ import annotations

@@ -34,8 +34,9 @@ def site_settings(config_file: Path) -> dict[str, Any]:
     return yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Tolerant) or {}  # noqa: S506
 
 
-def plugin_options(settings: dict[str, Any], name: str) -> dict[str, Any]:
-    for entry in settings.get("plugins") or []:
+def options(settings: dict[str, Any], section: str, name: str) -> dict[str, Any]:
+    """The options of one entry of mkdocs.yml's plugins or markdown_extensions (a name, or a name: options)."""
+    for entry in settings.get(section) or []:
         if isinstance(entry, dict) and name in entry:
             return entry[name] or {}
         if entry == name:
@@ -68,9 +69,7 @@ def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
     docs = root / settings.get("docs_dir", "docs")
     pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
                    if not p.relative_to(docs).as_posix().startswith("blog/posts/"))
-    snippets = next((e["pymdownx.snippets"] for e in settings.get("markdown_extensions") or []
-                     if isinstance(e, dict) and "pymdownx.snippets" in e), {}) or {}
-    bases = snippets.get("base_path") or [str(root)]
+    bases = options(settings, "markdown_extensions", "pymdownx.snippets").get("base_path") or [str(root)]
     bases = [root / b for b in ([bases] if isinstance(bases, str) else bases)]
     return check_all(docs, pages=pages, snippet_bases=bases, repository=root)
 
@@ -80,9 +79,9 @@ def check_site(site_dir: Path, config_file: Path) -> list[Problem]:
     manifest kept (when the site has one)."""
     settings = site_settings(config_file)
     problems = external_problems(site_dir, own_hosts(settings.get("site_url"))) + feeds.feed_problems(site_dir)
-    manifest = config_file.resolve().parent / plugin_options(settings, "mlblog").get("urls_manifest", "urls.txt")
+    manifest = config_file.resolve().parent / options(settings, "plugins", "mlblog").get("urls_manifest", "urls.txt")
     if manifest.exists():
-        redirects = urls.redirect_urls(plugin_options(settings, "redirects").get("redirect_maps") or {})
+        redirects = urls.redirect_urls(options(settings, "plugins", "redirects").get("redirect_maps") or {})
         listed = urls.read_manifest(manifest.read_text(encoding="utf-8"))
         lost, new = urls.compare(listed, urls.served_urls(site_dir), redirects, {})
         problems += [Problem(*message.split(": ", 2)) for message in lost]  # "urls.txt: line N: ..."
