@@ -72,7 +72,6 @@ class Build:
         self.own_sheets: list[Path] = []
         self.stylesheet = ("", "")  # its path in the site, its CSS
         self.excerpt_counts = excerpts.Counts()
-        self.deferred_excerpt: type | None = None
         self.template_counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
         self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
 
@@ -134,7 +133,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if manifest.exists() and "redirects" not in config.plugins:
             raise PluginError(f"mkdocs.yml: plugins: the redirects plugin is missing, and {manifest.name} needs it to "
                               "keep moved pages' URLs. Accepted: '- redirects:' with 'redirect_maps:' under plugins")
-        self.build.deferred_excerpt = excerpts.install(self.config.speed.defer_excerpts, self.build.excerpt_counts)
+        excerpts.install(self.config.speed.defer_excerpts, self.build.excerpt_counts)
         if self.config.speed.cache_templates:
             templates.install(config.theme, self.build.cache("templates"), self.build.template_counts)
         self.renders.start_build()
@@ -274,18 +273,13 @@ class SitePlugin(BasePlugin[SiteConfig]):
         contracts.pin_git_date(page, config)
         return markdown
 
-    @event_priority(-60)  # after the blog plugin (-50) has made the page's excerpt
-    def _defer_excerpt(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        excerpts.defer(page, self.build.deferred_excerpt)
-        return markdown
-
     @event_priority(-1000)  # last: the reuse key is the page's final Markdown
     def _reuse_render(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         if self.serving and self.config.speed.reuse_renders:
             self.renders.wrap(page)
         return markdown
 
-    on_page_markdown = CombinedEvent(_pin_page_date, _defer_excerpt, _reuse_render)
+    on_page_markdown = CombinedEvent(_pin_page_date, _reuse_render)
 
     @event_priority(50)  # before the blog plugin reads the reading time (it keeps one already set)
     def _reading_time(self, html: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -36,31 +36,27 @@ and a page whose top level cannot be read cleanly (an unclosed raw-HTML tag) is 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
 from ..render.cache import Cache, key
-from . import tags as html_tags
-from .tags import tags
 
-CHUNK_CLASS = "offscreen-chunk"
-TABLE_HOST = '<div class="table-host">'
-# A block holding any of these stays drawn: a live figure's script draws and measures it as the page
-# loads, Material measures every tab set and reads every heading's position (a heading inside an
-# admonition too), and form controls and embeds are not plain page content.
-# Everything else (prose, code blocks, tables, static figures and diagrams, display equations) is
-# measured by the site's scripts only once the browser draws it: see the module docstring.
+# A comment, a script or style element whole (a "<" inside them is never a tag), or a start or end tag
+# (quoted attribute values may hold ">"). Regexes rather than the standard library's HTML parser, which
+# gives no offsets: the markup is the build's own (Python-Markdown, pymdownx, KaTeX, Mermaid).
+TOKEN = re.compile(
+    r"<!--.*?-->"
+    r"|<(script|style)\b(?:[^>\"']|\"[^\"]*\"|'[^']*')*>.*?</\1\s*>"
+    r"|<(/?)([a-zA-Z][\w:-]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.S | re.I)
+VOID = frozenset("area base br col embed hr img input link meta source track wbr".split())
+SELF_CLOSING = re.compile(r"(?:^|[ \t\n\"'])/\s*$")  # <path d="..."/>, not <a href=/x/>
+# A block holding any of these stays drawn: see the module docstring.
 UNSKIPPABLE = re.compile(
     r'<(?:iframe|video|audio|canvas|input|select|textarea|button|script|form|object|embed|h[1-6])\b'
     r'|data-ifig=|data-tabs|tabbed-set')
-# Edges whose margin is not the chunk's 1em, by the kind the chunk names in data-top/data-bottom:
-# the stylesheet of that kind gives the chunk its margin there (figures.css: a static figure's 1.5em).
-EDGE_KINDS = {"figure": re.compile(r'<figure class="fig"')}
-# A chunk begins and ends with a block whose outer margin the chunk can take over exactly (a chunk
-# lays out its blocks on their own, so no margin crosses its edge): the 1em of a paragraph, a list, or
-# a code block (its <pre>'s; on phones the block's own 1em as well), or one of EDGE_KINDS.
-EDGE = re.compile("|".join([r'<(?:p|ul|ol)\b', r'<div class="(?:language-[\w+#-]+ )?highlight"',
-                            *(pattern.pattern for pattern in EDGE_KINDS.values())]))
+FIGURE_EDGE = re.compile(r'<figure class="fig"')
+EDGE = re.compile(rf'<(?:p|ul|ol)\b|<div class="(?:language-[\w+#-]+ )?highlight"|{FIGURE_EDGE.pattern}')
 # Not a list with a block at the start of its first item or the end of its last (a loose or nested
 # list, a code block in an item): that block's margin would pass through the list's edge and stop
 # inside the chunk, on top of the chunk's 1em.
@@ -81,20 +77,22 @@ def top_level_blocks(fragment: str) -> list[tuple[int, int, str]] | None:
     blocks: list[tuple[int, int, str]] = []
     open_tags: list[str] = []
     start = 0
-    for tag in tags(fragment):
-        if tag.kind == "comment":
-            continue
-        if tag.kind == "end":
-            if not open_tags or open_tags.pop() != tag.name:
+    for token in TOKEN.finditer(fragment):
+        raw, closing, name, rest = token.groups()
+        if raw is None and name is None:
+            continue  # a comment
+        name = (raw or name).lower()
+        if closing:
+            if not open_tags or open_tags.pop() != name:
                 return None
             if not open_tags:
-                blocks.append((start, tag.end, tag.name))
-        elif tag.opens:
+                blocks.append((start, token.end(), name))
+        elif not raw and name not in VOID and not SELF_CLOSING.search(rest):
             if not open_tags:
-                start = tag.start
-            open_tags.append(tag.name)
+                start = token.start()
+            open_tags.append(name)
         elif not open_tags:  # a void or self-closing element, or a script or style element whole
-            blocks.append((tag.start, tag.end, tag.name))
+            blocks.append((token.start(), token.end(), name))
     return None if open_tags else blocks
 
 
@@ -120,12 +118,6 @@ def estimated_lines(fragment: str) -> int:
     return max(1, round(len(" ".join(text.split())) / CHARS_PER_LINE + blocks + code + drawings + equations))
 
 
-def edge_kind(fragment: str, at: int) -> str | None:
-    """The kind (in EDGE_KINDS) of the block at a chunk's edge, if the chunk takes that edge's
-    margin from the kind's stylesheet rather than its own 1em."""
-    return next((kind for kind, pattern in EDGE_KINDS.items() if pattern.match(fragment, at)), None)
-
-
 def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     """(start, end, opening tag) of each wrapper the fragment gets, in order: a skippable chunk
     around each long run of plain top-level blocks, a table host around each top-level table left
@@ -133,32 +125,28 @@ def wrappers(fragment: str) -> list[tuple[int, int, str]]:
     blocks = top_level_blocks(fragment)
     if not blocks:
         return []
-    runs: list[list[tuple[int, int, str]]] = [[]]
-    lines_of: dict[int, int] = {}  # a block's estimated lines, by its start
+    runs: list[list[tuple[int, int, str, int]]] = [[]]  # (start, end, tag, estimated lines)
     lines_above = 0
-    for block in blocks:
-        start, end, _tag = block
-        skippable = lines_above > FIRST_SCREENS_LINES and not UNSKIPPABLE.search(fragment, start, end)
-        lines_of[start] = estimated_lines(fragment[start:end])
-        lines_above += lines_of[start]
-        if skippable:
-            runs[-1].append(block)
+    for start, end, tag in blocks:
+        lines = estimated_lines(fragment[start:end])
+        if lines_above > FIRST_SCREENS_LINES and not UNSKIPPABLE.search(fragment, start, end):
+            runs[-1].append((start, end, tag, lines))
         elif runs[-1]:
             runs.append([])
+        lines_above += lines
     chunks: list[tuple[int, int, str]] = []
     for run in runs:
-        # Its first and last block lose their margin to the chunk's 1em (site.css): see EDGE.
-        edges = [i for i, (start, end, tag) in enumerate(run)
+        edges = [i for i, (start, end, tag, _) in enumerate(run)
                  if EDGE.match(fragment, start) and not RESULT.match(fragment, end)
                  and not (tag in ("ul", "ol") and (BLOCK_AT_LIST_START.match(fragment, start)
                                                    or BLOCK_AT_LIST_END.search(fragment, max(start, end - 400), end)))]
-        if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:  # shorter: not worth a box
-            start, end = run[edges[0]][0], run[edges[-1]][1]
-            lines = sum(lines_of[block[0]] for block in run[edges[0]:edges[-1] + 1])
-            kinds = "".join(f' data-{side}="{kind}"' for side, at in (("top", start), ("bottom", run[edges[-1]][0]))
-                            if (kind := edge_kind(fragment, at)))
-            chunks.append((start, end, f'<div class="{CHUNK_CLASS}" style="--chunk-lines:{lines}"{kinds}>'))
-    hosts = [(start, end, TABLE_HOST) for start, end, tag in blocks if tag == "table"
+        if edges and run[edges[-1]][1] - run[edges[0]][0] >= MIN_CHARS:
+            first, last = run[edges[0]], run[edges[-1]]
+            lines = sum(block[3] for block in run[edges[0]:edges[-1] + 1])
+            kinds = "".join(f' data-{side}="figure"' for side, block in (("top", first), ("bottom", last))
+                            if FIGURE_EDGE.match(fragment, block[0]))
+            chunks.append((first[0], last[1], f'<div class="offscreen-chunk" style="--chunk-lines:{lines}"{kinds}>'))
+    hosts = [(start, end, '<div class="table-host">') for start, end, tag in blocks if tag == "table"
              and not any(c_start <= start < c_end for c_start, c_end, _ in chunks)]
     return sorted(chunks + hosts)
 
@@ -173,15 +161,12 @@ def wrap_chunks(fragment: str, wraps: list[tuple[int, int, str]] | None = None) 
     return "".join(pieces)
 
 
-# The rules are this file and the tokenizer's: a change to either makes every page's wrappers anew.
-RULES = Path(__file__).read_bytes() + html_tags.SOURCE
+RULES = Path(__file__).read_bytes()  # an edit here decides every page's wrappers anew
 
 
 def cached_wrap_chunks(fragment: str, cache: Cache) -> str:
     """``wrap_chunks``, with where a page's wrappers go kept in the build cache by the HTML's hash:
     finding a long post's top-level blocks takes tens of milliseconds."""
-    import json
-
     name = key(fragment, RULES)
     stored = cache.get(name, ".json")
     if stored is not None:

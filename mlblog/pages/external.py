@@ -45,6 +45,7 @@ CSS_URL = re.compile(r"""url\(\s*(["']?)(.*?)\1\s*\)|@import\s+(["'])(.*?)\3|(["
                      re.I | re.S)
 # Schemes that load nothing from a host.
 LOCAL_SCHEMES = frozenset({"data", "blob", "about", "javascript", "mailto", "tel"})
+BLANKS = "".join(map(chr, range(0x21)))  # what a browser strips from both ends of a URL: C0 controls, space
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,7 @@ class External:
 def normalised(url: str) -> str:
     """A URL as the browser reads it: entities decoded, outer blanks stripped, tabs and newlines
     dropped, backslashes read as slashes."""
-    url = html.unescape(url).strip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
-                                   "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f ")
+    url = html.unescape(url).strip(BLANKS)
     return re.sub(r"[\t\n\r]", "", url).replace("\\", "/")
 
 
@@ -97,16 +97,6 @@ def css_externals(css: str, offset: int = 0, own_hosts: frozenset[str] = frozens
     return found
 
 
-def _attributes(rest: str) -> list[tuple[str, str | None]]:
-    return [(m[1].lower(), None if m[2] is None else m[2].strip("\"'") if m[2][:1] in "\"'" else m[2])
-            for m in ATTRIBUTE.finditer(rest)]
-
-
-def _srcset_urls(value: str) -> list[str]:
-    """The URLs of a srcset: candidates split at commas, each URL before its descriptor."""
-    return [part.strip().split()[0] for part in html.unescape(value).split(",") if part.strip()]
-
-
 # A start tag that could ask for anything names one of these attributes (a quick test before the
 # attributes are read one by one); an <a>'s href is a link, so an <a> needs one of the others.
 MAYBE_FETCHING = re.compile(r"(?:src|set|poster|data|background|ping|manifest|archive|codebase|longdesc"
@@ -118,23 +108,22 @@ def _tag_externals(name: str, rest: str, at: int, own: frozenset[str]) -> list[E
     if not (MAYBE_FETCHING_LINK if name == "a" else MAYBE_FETCHING).search(rest):
         return []
     found = []
-    attributes = _attributes(rest)
+    attributes = [(m[1].lower(), None if m[2] is None else m[2].strip("\"'") if m[2][:1] in "\"'" else m[2])
+                  for m in ATTRIBUTE.finditer(rest)]
     rel = {v.lower() for k, value in attributes if k == "rel" and value for v in value.split()}
     for attribute, value in attributes:
         if value is None:
             continue
-        what = f"<{name} {attribute}>"
-        if attribute in ("srcset", "imagesrcset"):
-            found += [External(u, what, at) for u in _srcset_urls(value) if is_external(u, own)]
+        what, urls = f"<{name} {attribute}>", []
+        if attribute in ("srcset", "imagesrcset"):  # candidates split at commas, each URL before its descriptor
+            urls = [part.split()[0] for part in html.unescape(value).split(",") if part.strip()]
+        elif attribute in ("ping", "archive"):  # lists of URLs
+            urls = html.unescape(value).split()
         elif attribute in FETCHED or (attribute == "data" and name == "object"):
-            found += [External(u, what, at) for u in html.unescape(value).split()
-                      if is_external(u, own)] if attribute in ("ping", "archive") else \
-                [External(value.strip(), what, at)] if is_external(value, own) else []
+            urls = [value]
         elif attribute in ("href", "xlink:href") and name in FETCHED_HREF:
-            if name == "link" and rel and rel <= LINK_NOT_FETCHED:
-                continue
-            if is_external(value, own):
-                found.append(External(value.strip(), what, at))
+            if not (name == "link" and rel and rel <= LINK_NOT_FETCHED):
+                urls = [value]
         elif attribute == "style":
             found += [External(e.url, f"{e.what} in <{name} style>", at)
                       for e in css_externals(html.unescape(value), at, own)]
@@ -143,9 +132,9 @@ def _tag_externals(name: str, rest: str, at: int, own: frozenset[str]) -> list[E
                       for e in externals(html.unescape(value), own)]
         elif attribute == "content" and name == "meta":
             refresh = re.search(r"url\s*=\s*['\"]?([^'\";]+)", html.unescape(value), re.I)
-            if refresh and any(k == "http-equiv" and (v or "").lower() == "refresh" for k, v in attributes) \
-                    and is_external(refresh[1], own):
-                found.append(External(refresh[1].strip(), "<meta http-equiv=refresh>", at))
+            if refresh and any(k == "http-equiv" and (v or "").lower() == "refresh" for k, v in attributes):
+                what, urls = "<meta http-equiv=refresh>", [refresh[1]]
+        found += [External(url.strip(), what, at) for url in urls if is_external(url, own)]
     return found
 
 

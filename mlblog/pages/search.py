@@ -26,9 +26,7 @@ from pathlib import Path
 
 from ..posts.problems import Stop
 
-# Pagefind's weights run from 0 to 10 (headings: h1 7, h2 6, ..., text 1): an identifier counts
-# like a subheading, above prose, below the post's own title.
-IDENTIFIER_WEIGHT = 5
+IDENTIFIER_WEIGHT = 5  # of Pagefind's 0 to 10 (h1 7, h2 6, ..., text 1): above prose, below the title
 CODE_RE = re.compile(r"<code>([^<]{2,100})</code>")
 IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w.:/\-]*$")  # letters, digits and the joints of qualified names
 ARTICLE = '<article class="md-content__inner md-typeset">'
@@ -40,17 +38,12 @@ UNUSED = ("pagefind-ui.js", "pagefind-ui.css", "pagefind-modular-ui.js", "pagefi
           "pagefind-component-ui.js", "pagefind-component-ui.css", "pagefind-highlight.js")
 
 
-def _identifier(raw: str) -> str | None:
-    value = html.unescape(raw).strip().rstrip("()")
-    return value if IDENTIFIER_RE.match(value) else None
-
-
 def weight_identifiers(text: str) -> str:
     """The page's HTML with every inline-code identifier weighted for search."""
     def weigh(match: re.Match[str]) -> str:
-        if _identifier(match.group(1)) is None:
-            return match.group(0)
-        return f'<code data-pagefind-weight="{IDENTIFIER_WEIGHT}">{match.group(1)}</code>'
+        if not IDENTIFIER_RE.match(html.unescape(match[1]).strip().rstrip("()")):
+            return match[0]
+        return f'<code data-pagefind-weight="{IDENTIFIER_WEIGHT}">{match[1]}</code>'
     return CODE_RE.sub(weigh, text)
 
 
@@ -58,19 +51,14 @@ def mark_indexed(page_html: str) -> str:
     return page_html.replace(ARTICLE, ARTICLE[:-1] + " data-pagefind-body>", 1)
 
 
-def pagefind_executable() -> Path:
+def _command(site_dir: Path, output: Path | None = None) -> list[str]:
     try:
         from pagefind_bin import get_executable
     except ImportError as exc:
         raise Stop("the pagefind_bin package is not installed, so the site's search index cannot be built. "
                    "Accepted: the pinned pagefind_bin from requirements.txt (run `make build`)") from exc
-    return Path(get_executable())
-
-
-def _command(site_dir: Path, output: Path | None = None) -> list[str]:
     where = ["--output-path", str(output)] if output is not None else ["--output-subdir", BUNDLE]
-    return [str(pagefind_executable()), "--site", str(site_dir), *where, "--exclude-selectors", NOT_INDEXED,
-            "--quiet"]
+    return [str(get_executable()), "--site", str(site_dir), *where, "--exclude-selectors", NOT_INDEXED, "--quiet"]
 
 
 def _checked(site_dir: Path, bundle: Path, returncode: int, output: str) -> str:

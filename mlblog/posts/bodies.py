@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..pages.external import externals, is_external, line_of
@@ -16,10 +15,8 @@ from .problems import Problem
 from .schema import EXCERPT_MARKER
 
 # A link into an upstream repository that follows a moving branch instead of a tag or commit.
-UNPINNED_RE = re.compile(
-    r"https://(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw|blame)"
-    r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+)/(main|master|develop|HEAD)(?=/|\b)"
-)
+UNPINNED_RE = re.compile(r"https://(?:github\.com/[\w.-]+/[\w.-]+/(?:blob|tree|raw|blame)"
+                         r"|raw\.githubusercontent\.com/[\w.-]+/[\w.-]+)/(main|master|develop|HEAD)(?=/|\b)")
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 # pymdownx.snippets: `--8<-- "path"` on one line, or a block of paths between two `--8<--` lines.
 SNIPPET_LINE_RE = re.compile(r"""^\s*(;*)-+8<-+[ \t]+(["'])(.+?)\2\s*$""")
@@ -30,10 +27,14 @@ LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
 REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
 REF_LABEL_RE = re.compile(r"^\s{0,3}\[([^\]]+)\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
 EXTERNAL_RE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//|#|/)", re.IGNORECASE)
+# ![alt](url "title") or ![alt][ref] / ![ref][]; reference definitions are REF_DEF_RE.
+MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\]|\\.)*\](?:\(\s*<?([^)\s>]+)>?[^)]*\)|\[([^\]]*)\])")
 
-
-def _is_file(path: Path) -> bool:
-    return path.is_file()
+SNIPPET_ACCEPTED = ("Accepted: a path relative to the repository root (pymdownx.snippets base_path) to a text "
+                    "file inside the repository, e.g. examples/<post>/<file>.py")
+EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
+                     "a reader follows (<a href>, Markdown links) may go to any host")
+MAX_SNIPPET_DEPTH = 10  # files that include files that include files...
 
 
 def inside(real: str, folders: Iterable[Path | str]) -> bool:
@@ -42,24 +43,11 @@ def inside(real: str, folders: Iterable[Path | str]) -> bool:
                for top in (os.path.realpath(f) for f in folders))
 
 
-SNIPPET_ACCEPTED = ("Accepted: a path relative to the repository root (pymdownx.snippets base_path) to a text "
-                    "file inside the repository, e.g. examples/<post>/<file>.py")
-MAX_SNIPPET_DEPTH = 10  # files that include files that include files...
-
-
-@dataclass(frozen=True)
-class Included:
-    """A snippet that resolved to a file inside the repository: its path and its text."""
-
-    path: Path
-    text: str
-
-
-def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[Included | None, str | None]:
+def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[str | None, str | None]:
     """The file a ``--8<--`` path includes, as pymdownx.snippets finds it (the first base folder
     that holds it, never above that folder), then checked as pymdownx does not: after following
     links the file is still inside a base folder, it is a file, and it is UTF-8 text. Returns the
-    file, or what is wrong with the path (without the 'Accepted' part)."""
+    file's text, or what is wrong with the path (without the 'Accepted' part)."""
     m = SNIPPET_SPEC_RE.match(spec.strip())
     path = (m.group(1) if m else spec).strip()
     if not path:
@@ -74,8 +62,7 @@ def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[Included | None, 
         if not candidate.startswith(top.rstrip(os.sep) + os.sep):
             escapes = candidate  # pymdownx refuses it (restrict_base_path), then reports it missing
             continue
-        if os.path.lexists(candidate) and (_is_file(Path(candidate)) or os.path.isdir(candidate)
-                                          or os.path.islink(candidate)):
+        if os.path.isfile(candidate) or os.path.isdir(candidate) or os.path.islink(candidate):
             found = Path(candidate)
             break
     if found is None:
@@ -88,7 +75,7 @@ def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[Included | None, 
                       "publish that file's contents")
     if not os.path.exists(real):
         return None, f"the snippet '{path}' is a link to {real}, which does not exist"
-    if not _is_file(found):
+    if not found.is_file():
         return None, f"the snippet '{path}' is a folder, not a file"
     try:
         text = found.read_bytes().decode("utf-8")
@@ -98,53 +85,50 @@ def resolve_snippet(spec: str, bases: Sequence[Path]) -> tuple[Included | None, 
     if section and not re.search(rf"-+8<-+\s+\[\s*start\s*:\s*{re.escape(section)}\s*\]", text):
         return None, (f"the snippet '{path}' has no section '{section}'. A section is marked "
                       f"'--8<-- [start:{section}]' ... '--8<-- [end:{section}]' in that file")
-    return Included(found, text), None
+    return text, None
 
 
-def snippet_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(0-based line, path) of every file a text includes, as pymdownx.snippets reads it: a
-    ``--8<-- "path"`` line, or the paths of a block between two ``--8<--`` lines (';' escapes)."""
+def snippet_lines(text: str) -> Iterator[tuple[int, str, list[str], bool]]:
+    """(0-based number, line, the paths it includes, whether it belongs to a block of paths) of each line
+    of a text, as pymdownx.snippets reads it: a ``--8<-- "path"`` line, or the paths of a block between
+    two ``--8<--`` lines (';' escapes)."""
     in_block = False
     for number, line in enumerate(text.splitlines()):
         block = SNIPPET_BLOCK_RE.match(line)
         if block and not block.group(1):
             in_block = not in_block
-            continue
-        if in_block:
-            if line.strip() and not line.strip().startswith(";"):
-                yield number, line.strip()
-            continue
-        snippet = SNIPPET_LINE_RE.match(line)
-        if snippet and not snippet.group(1):
-            yield number, snippet.group(3)
+            yield number, line, [], True
+        elif in_block:
+            yield number, line, [line.strip()] if line.strip() and not line.strip().startswith(";") else [], True
+        else:
+            snippet = SNIPPET_LINE_RE.match(line)
+            yield number, line, [snippet.group(3)] if snippet and not snippet.group(1) else [], False
 
 
 def snippet_problems(rel: str, lineno: int, spec: str, bases: Sequence[Path], *, via: tuple[str, ...] = ()
-                     ) -> tuple[list[Problem], Included | None]:
+                     ) -> tuple[list[Problem], str | None]:
     """What is wrong with one included path and, through it, with every file it includes in turn.
-    Returns the problems (at the page's line) and the included file when it resolved."""
+    Returns the problems (at the page's line) and the included file's text when it resolved."""
     included, wrong = resolve_snippet(spec, bases)
-    through = "".join(f" (included through {name})" for name in via)
-    if wrong is not None:
+    if included is None:
+        through = "".join(f" (included through {name})" for name in via)
         return [Problem(rel, f"line {lineno}", f"{wrong}{through}. {SNIPPET_ACCEPTED}")], None
     problems: list[Problem] = []
-    assert included is not None
-    if len(via) < MAX_SNIPPET_DEPTH and ("8<" in included.text):
-        name = spec.strip()
-        for _, nested in snippet_lines(included.text):
-            problems += snippet_problems(rel, lineno, nested, bases, via=(*via, name))[0]
+    if len(via) < MAX_SNIPPET_DEPTH and "8<" in included:
+        for _, _, nested, _ in snippet_lines(included):
+            for path in nested:
+                problems += snippet_problems(rel, lineno, path, bases, via=(*via, spec.strip()))[0]
     return problems, included
 
 
-def external_problems(rel: str, text: str, first_line: int, what: str = "",
-                      own_hosts: frozenset[str] = frozenset()) -> list[Problem]:
+def external_problems(rel: str, text: str, first_line: int, what: str = "") -> list[Problem]:
     """Problems for everything in a page's Markdown (code blanked out) or in a file it includes as
     raw HTML that the reader's browser would fetch from another host."""
-    found = [(e.url, e.what, e.offset) for e in externals(text, own_hosts)]
+    found = [(e.url, e.what, e.offset) for e in externals(text)]
     images = {label.lower(): url for label, url in REF_LABEL_RE.findall(text)} if "![" in text else {}
     for m in MD_IMAGE_RE.finditer(text):
         url = m.group(1) or images.get((m.group(2) or "").lower(), "")
-        if url and is_external(url, own_hosts):
+        if url and is_external(url):
             found.append((url, "a Markdown image", m.start()))
     problems = []
     for url, kind, offset in sorted(set(found), key=lambda f: f[2]):
@@ -154,12 +138,6 @@ def external_problems(rel: str, text: str, first_line: int, what: str = "",
     return problems
 
 
-EXTERNAL_ACCEPTED = ("Accepted: a file under docs/ (or a data: URL) referred to by a relative path; links that "
-                     "a reader follows (<a href>, Markdown links) may go to any host")
-# ![alt](url "title") or ![alt][ref] / ![ref][]; reference definitions are REF_DEF_RE.
-MD_IMAGE_RE = re.compile(r"!\[(?:[^\]\\]|\\.)*\](?:\(\s*<?([^)\s>]+)>?[^)]*\)|\[([^\]]*)\])")
-
-
 def blank_code(body: str) -> str:
     """The body with fenced code blocks and inline code spans blanked out (lines kept), so what is
     left is the Markdown and raw HTML a page is made of."""
@@ -167,7 +145,7 @@ def blank_code(body: str) -> str:
     for line in body.split("\n"):
         fence = FENCE_RE.match(line)
         if fence and (in_fence is None or fence.group(1).startswith(in_fence)):
-            in_fence = fence.group(1)[0] * len(fence.group(1)) if in_fence is None else None
+            in_fence = fence.group(1) if in_fence is None else None
             out.append("")
             continue
         out.append("" if in_fence is not None else INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line))
@@ -177,68 +155,52 @@ def blank_code(body: str) -> str:
 def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> list[Problem]:
     problems = []
     text = INLINE_CODE_RE.sub("", line)
-    targets = LINK_RE.findall(text) + REF_DEF_RE.findall(text)
-    for target in targets:
-        if EXTERNAL_RE.match(target):
-            continue
+    for target in LINK_RE.findall(text) + REF_DEF_RE.findall(text):
         path = target.split("#", 1)[0].split("?", 1)[0]
-        if not path:
+        if EXTERNAL_RE.match(target) or not path:
             continue
         resolved = (docs_dir / rel).parent / path
         if not inside(os.path.abspath(resolved), [docs_dir]):
-            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' leads outside docs/ (to "
-                                    f"{os.path.abspath(resolved)}), which the site does not publish. "
-                                    "Accepted: a path relative to this file to a page or file under docs/"))
-        elif not _is_file(resolved):
-            problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' points to "
-                                    f"{Path(os.path.relpath(resolved, docs_dir)).as_posix()}, "
-                                    "which does not exist. Accepted: a path relative to this file to a "
-                                    "page or file under docs/"))
+            wrong = f"leads outside docs/ (to {os.path.abspath(resolved)}), which the site does not publish"
+        elif not resolved.is_file():
+            wrong = f"points to {Path(os.path.relpath(resolved, docs_dir)).as_posix()}, which does not exist"
+        else:
+            continue
+        problems.append(Problem(rel, f"line {lineno}", f"the link '{target}' {wrong}. Accepted: a path relative "
+                                "to this file to a page or file under docs/"))
     return problems
 
 
-def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path | None = None,
-                  snippet_bases: Sequence[Path] = (), is_post: bool = True) -> list[Problem]:
+def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path, snippet_bases: Sequence[Path],
+                  is_post: bool = True) -> list[Problem]:
     """Problems in a page's Markdown body; the excerpt and title rules apply to posts only."""
     problems: list[Problem] = []
     in_fence = None
-    in_snippet_block = False
     saw_marker = False
-    for offset, line in enumerate(body.splitlines()):
+    for offset, line, specs, in_snippet_block in snippet_lines(body):
         lineno = first_line + offset
         # Snippets are expanded before fences are parsed, so they count inside code blocks too; what
         # one includes outside a code block is part of the page's HTML, read for external resources.
-        block = SNIPPET_BLOCK_RE.match(line)
-        if block and not block.group(1):
-            in_snippet_block = not in_snippet_block
-            continue
-        specs = [line.strip()] if in_snippet_block and line.strip() and not line.strip().startswith(";") else []
-        snippet = SNIPPET_LINE_RE.match(line) if not in_snippet_block else None
-        if snippet and not snippet.group(1):
-            specs.append(snippet.group(3))
         for spec in specs:
             found, included = snippet_problems(rel, lineno, spec, snippet_bases)
             problems += found
             if included is not None and in_fence is None:
-                problems += external_problems(rel, included.text, lineno, f"the included file {spec.strip()}: ")
+                problems += external_problems(rel, included, lineno, f"the included file {spec.strip()}: ")
         if in_snippet_block:
             continue
         fence = FENCE_RE.match(line)
-        if fence:
-            token = fence.group(1)
-            if in_fence is None:
-                in_fence = token[0] * len(token)
-            elif token.startswith(in_fence):
-                in_fence = None
-                continue
+        if fence and in_fence is None:
+            in_fence = fence.group(1)
+        elif fence and fence.group(1).startswith(in_fence):
+            in_fence = None
+            continue
         for m in UNPINNED_RE.finditer(line):
             problems.append(Problem(rel, f"line {lineno}", f"link to the moving branch '{m.group(1)}' "
                                     f"({m.group(0)}/...). Accepted: a link pinned to a tag or commit, "
                                     "e.g. .../blob/v2.13.0/..."))
         if in_fence is not None:
             continue
-        if docs_dir is not None:
-            problems += _link_target_problems(rel, lineno, line, docs_dir)
+        problems += _link_target_problems(rel, lineno, line, docs_dir)
         if line.strip() == EXCERPT_MARKER:
             saw_marker = True
         if is_post and re.match(r"^#\s+\S", line):

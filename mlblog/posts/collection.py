@@ -1,10 +1,6 @@
 """The posts of one build: every valid record, and the ones a reader can see, in the blog's order.
-
-Drafts are left out exactly as Material's blog plugin leaves them out (shown by ``mkdocs serve``,
-absent from builds), because the published list is the plugin's own: the adapter hands it over once
-the plugin has resolved its posts. Series boxes, related posts, cards, feeds and search read only
-published posts.
-"""
+The published list is the blog plugin's own (the adapter hands it over), so drafts are left out exactly
+as the plugin leaves them out; series boxes, related posts, cards, feeds and search read only these."""
 
 from __future__ import annotations
 
@@ -46,9 +42,6 @@ class Posts:
         shown = {p.file for p in self.published}
         return sorted((r for r in self.records.values() if r.file not in shown), key=lambda r: r.file)
 
-    def by_slug(self) -> dict[str, Post]:
-        return {p.slug: p for p in self.published}
-
     def series_parts(self, post: Post) -> list[Post]:
         """The published parts of the post's series, in part order (empty when it has none)."""
         if post.meta.series is None:
@@ -59,7 +52,7 @@ class Posts:
 
     def related(self, post: Post) -> list[Post]:
         """The published posts the post names in ``related``, in the author's order."""
-        slugs = self.by_slug()
+        slugs = {p.slug: p for p in self.published}
         return [slugs[s] for s in post.meta.related or [] if s in slugs]
 
     def listing(self, name: str, url: str, files: Iterable[str]) -> Listing:

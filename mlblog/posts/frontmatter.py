@@ -13,16 +13,17 @@ import yaml
 from .problems import Problem
 from .schema import CATEGORIES, FrontMatter, ImpossibleDate, nearest
 
+MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
+
+
+class TooDeep(yaml.YAMLError):
+    """Flow collections nested past MAX_NESTING: PyYAML's scanner takes time quadratic in their depth."""
+
 
 class Loader(yaml.SafeLoader):
-    """SafeLoader with YAML 1.2 booleans, impossible dates kept for the schema, duplicate keys noted.
-
-    * Only ``true``/``false`` are booleans: YAML 1.1 also reads ``yes``, ``no``, ``on`` and
-      ``off`` as booleans, so ``draft: yes`` would silently hide a post.
-    * ``2025-02-30`` becomes an ``ImpossibleDate`` (a string) so the schema reports it under the
-      field it belongs to, instead of the whole front matter failing to parse.
-    * A key given twice is recorded (the last one would otherwise win without a word).
-    """
+    """SafeLoader where only ``true``/``false`` are booleans (YAML 1.1's ``draft: yes`` would silently
+    hide a post), ``2025-02-30`` is an ``ImpossibleDate`` for the schema to report under its field (not
+    a parse failure of the whole front matter), and a key given twice is recorded (the last would win)."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -41,6 +42,11 @@ class Loader(yaml.SafeLoader):
                 pass
         return super().construct_mapping(node, deep=deep)
 
+    def fetch_flow_collection_start(self, token_class: Any) -> None:
+        if self.flow_level >= MAX_NESTING:
+            raise TooDeep("lists or mappings are nested too deeply")
+        super().fetch_flow_collection_start(token_class)
+
     def construct_yaml_timestamp(self, node: yaml.Node) -> Any:
         try:
             return super().construct_yaml_timestamp(node)
@@ -55,9 +61,8 @@ Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:bool"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
-Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+Loader.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+                             list("tTfF"))
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class Source:
 def split_front_matter(text: str) -> Source:
     text = text.lstrip("\ufeff")
     lines = text.split("\n")
-    if not lines or lines[0].rstrip() != "---":
+    if lines[0].rstrip() != "---":
         return Source(None, text, 1)
     for i, line in enumerate(lines[1:], start=1):
         if line.rstrip() in ("---", "..."):
@@ -105,37 +110,6 @@ def _yaml_problem(rel: str, raw: str, exc: yaml.YAMLError) -> Problem:
                    "lines; quote values that contain ': ' or start with a symbol")
 
 
-MAX_NESTING = 50  # flow collections ([...] or {...}) inside one another
-
-
-def _flow_depth(raw: str) -> int:
-    """How deeply [...] and {...} nest outside quoted scalars (an apostrophe inside a word is text)."""
-    depth = deepest = 0
-    quote, before, i = "", "", 0  # before: the last non-blank character outside quotes on this line
-    while i < len(raw):
-        ch = raw[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 1  # an escaped character
-            elif ch == quote and quote == "'" and raw[i + 1:i + 2] == "'":
-                i += 1  # '' is a quote inside a single-quoted scalar
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"" and before in ("", ":", "[", "{", ",", "-", "?"):
-            quote = ch
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-        if ch == "\n":
-            before = ""
-        elif not quote and ch not in " \t":
-            before = ch
-        i += 1
-    return deepest
-
-
 def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The front matter as a mapping (None when it cannot be read), and what is wrong with it."""
     if source.unclosed:
@@ -147,10 +121,9 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
     raw = source.front_matter
     too_deep = [Problem(rel, "front matter", "lists or mappings are nested too deeply for YAML to read. "
                         "Accepted: values nested a few levels at most")]
-    # PyYAML's scanner takes time quadratic in the depth of [[[...]]] (2000 levels: 10 s), and its
-    # composer recurses once per level (a RecursionError past about 300 levels of indentation).
+    # PyYAML's composer recurses once per level (a RecursionError past about 300 levels of indentation).
     indent = max((len(line) - len(line.lstrip(" -")) for line in raw.split("\n")), default=0)  # "- - x" nests too
-    if _flow_depth(raw) > MAX_NESTING or indent > 2 * MAX_NESTING:
+    if indent > 2 * MAX_NESTING:
         return None, too_deep
     try:
         loader = Loader(raw)  # the reader refuses control characters here, before parsing
@@ -160,10 +133,10 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
                               "Accepted: printable text (delete the character)")]
     try:
         meta = loader.get_single_data()
+    except (TooDeep, RecursionError):
+        return None, too_deep
     except yaml.YAMLError as exc:
         return None, [_yaml_problem(rel, raw, exc)]
-    except RecursionError:  # nesting by indentation, too deep for the composer
-        return None, too_deep
     finally:
         loader.dispose()
     if meta is None:
@@ -172,12 +145,9 @@ def parse_front_matter(rel: str, source: Source) -> tuple[dict[str, Any] | None,
     if not isinstance(meta, dict):
         return None, [Problem(rel, "front matter", f"the front matter is a {type(meta).__name__}, not a "
                               "mapping. Accepted: 'key: value' lines")]
-    problems = [
-        Problem(rel, f"field '{key}'", f"is given twice (lines {first + 2} and {again + 2}); YAML would "
-                "keep the last one silently. Accepted: each key once")
-        for key, first, again in loader.duplicates
-    ]
-    return meta, problems
+    return meta, [Problem(rel, f"field '{key}'", f"is given twice (lines {first + 2} and {again + 2}); YAML would "
+                          "keep the last one silently. Accepted: each key once")
+                  for key, first, again in loader.duplicates]
 
 
 # Values quoted back to the author are cut short: an alias can make one YAML value a structure
@@ -216,8 +186,8 @@ def translate(error: dict[str, Any]) -> tuple[str, str]:
                        f"{', '.join(FrontMatter.model_fields)}")
     if kind == "extra_forbidden":
         known = list(FrontMatter.model_fields) if len(loc) == 1 else []
-        hint = nearest(str(loc[-1]), known) if known else ""
-        return where, f"'{loc[-1]}' is not a known key.{hint} Accepted keys: {', '.join(known) or 'see README.md'}"
+        return where, (f"'{loc[-1]}' is not a known key.{nearest(str(loc[-1]), known)} Accepted keys: "
+                       f"{', '.join(known) or 'see README.md'}")
     if kind == "literal_error" and loc and loc[0] == "categories":
         shown = plain_text(value)
         return "categories", (f"'{shown}' is not an allowed category.{nearest(shown, CATEGORIES)} "

@@ -12,8 +12,6 @@ from .schema import FORBIDDEN_CHARACTER
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One content mistake: where it is, what is wrong, what would be accepted."""
-
     file: str  # relative to docs/
     where: str  # "field 'categories'" or "line 12"
     message: str  # what is wrong and what is accepted
@@ -30,9 +28,7 @@ class Problem:
 def format_problems(problems: Sequence[Problem], what: str = "problem",
                     scope: str = "blog posts (paths relative to docs/)") -> str:
     noun = what if len(problems) == 1 else what + "s"
-    lines = [f"{len(problems)} {noun} in {scope}:"]
-    lines += [f"  - {p}" for p in problems]
-    return "\n".join(lines)
+    return "\n".join([f"{len(problems)} {noun} in {scope}:", *(f"  - {p}" for p in problems)])
 
 
 class Stop(Exception):

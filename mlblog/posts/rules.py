@@ -7,8 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -25,45 +26,46 @@ class Context:
 
     docs_dir: Path
     authors: dict[str, Author]
-    snippet_bases: tuple[Path, ...] = ()
-    today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+    snippet_bases: tuple[Path, ...]
+    today: dt.date
 
 
 def check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem]]:
     """Check one post's text. Returns its record (when its front matter is valid) and its problems."""
+    record, problems, _ = _check_post(rel, text, ctx)
+    return record, problems
+
+
+def _check_post(rel: str, text: str, ctx: Context) -> tuple[Post | None, list[Problem], dict[str, Any] | None]:
+    """check_post, and the front matter as read (None: it could not be read)."""
     source = split_front_matter(text)
     meta, problems = parse_front_matter(rel, source)
     if meta is None:
-        return None, problems
+        return None, problems, None
     problems += body_problems(rel, source.body, source.body_line, docs_dir=ctx.docs_dir,
                               snippet_bases=ctx.snippet_bases)
     record = None
     try:
         front_matter = FrontMatter.model_validate(meta)
     except ValidationError as exc:
-        for error in exc.errors():
-            where, message = translate(error)
-            problems.append(Problem(rel, f"field '{where}'", message))
+        problems += [Problem(rel, f"field '{where}'", message) for where, message in map(translate, exc.errors())]
     else:
-        known = [ctx.authors[a] for a in front_matter.authors if a in ctx.authors]
-        record = Post(rel, front_matter, tuple(known))
-    raw_authors = meta.get("authors")
-    if isinstance(raw_authors, list):
-        # Checked even when other fields are wrong, so one build reports every problem.
-        for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in ctx.authors):
-            accepted = ", ".join(sorted(ctx.authors)) or "(none defined)"
-            problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}."
-                                    f"{nearest(a, ctx.authors)} Accepted: {accepted}"))
+        record = Post(rel, front_matter, tuple(ctx.authors[a] for a in front_matter.authors if a in ctx.authors))
+    # Unknown authors are named even when other fields are wrong, so one build reports every problem.
+    raw_authors = meta["authors"] if isinstance(meta.get("authors"), list) else []
+    for a in (a for a in raw_authors if isinstance(a, str) and a.strip() and a not in ctx.authors):
+        problems.append(Problem(rel, "field 'authors'", f"'{a}' is not in {AUTHORS_FILE}.{nearest(a, ctx.authors)} "
+                                f"Accepted: {', '.join(sorted(ctx.authors)) or '(none defined)'}"))
     if record is not None:
         problems += _published_problems(record, ctx)
-    return record, problems
+    return record, problems, meta
 
 
 def _published_problems(post: Post, ctx: Context) -> list[Problem]:
     """Rules for posts that readers will see: no scaffold TODOs, no future dates, links that exist."""
     problems = []
     for link in post.meta.links or []:
-        for target in [link] if isinstance(link, str) else list(link.values()):
+        for target in [link] if isinstance(link, str) else link.values():
             path = target.split("#")[0]
             if "://" not in path and not (ctx.docs_dir / path).is_file():
                 problems.append(Problem(post.file, "field 'links'", f"'{target}' does not exist under "
@@ -83,60 +85,33 @@ def _published_problems(post: Post, ctx: Context) -> list[Problem]:
     return problems
 
 
-@dataclass(frozen=True)
-class Claims:
-    """What posts that failed their own checks still say about themselves (their raw front matter), so
-    that their failure is reported once, not again as a gap in a series or an unknown related slug."""
-
-    slugs: frozenset[str] = frozenset()
-    series: frozenset[str] = frozenset()
-    unreadable: bool = False  # a failed post's front matter is not even YAML: it may claim anything
-
-
-def claims_of(failed: Iterable[str]) -> Claims:
-    slugs, series, unreadable = set(), set(), False
-    for text in failed:
-        raw = split_front_matter(text).front_matter
-        try:
-            data = yaml.safe_load(raw) if raw is not None else None
-        except (yaml.YAMLError, ValueError, RecursionError):  # the post's own check has named why
-            data = None
-        if not isinstance(data, dict):
-            unreadable = True
-            continue
-        if isinstance(data.get("slug"), str):
-            slugs.add(data["slug"])
-        if isinstance(data.get("series"), dict) and isinstance(data["series"].get("name"), str):
-            series.add(data["series"]["name"])
-        elif "series" in data:
-            unreadable = True
-    return Claims(frozenset(slugs), frozenset(series), unreadable)
-
-
-def cross_post_problems(posts: Sequence[Post], failed: Claims = Claims()) -> list[Problem]:
-    """Rules that need every post: unique URLs and slugs, related posts, series parts. ``failed`` is
-    what the posts that failed their own checks claim: no problem here repeats theirs."""
+def cross_post_problems(posts: Sequence[Post], failed: Sequence[dict[str, Any] | None] = ()) -> list[Problem]:
+    """Rules that need every post: unique URLs and slugs, related posts, series parts. ``failed``: the front
+    matter (None: unreadable) of the posts that failed their own checks, so that their failure is reported
+    once, not again as a gap in a series or an unknown related slug."""
+    readable = [m for m in failed if m is not None]
+    claimed_slugs = {m["slug"] for m in readable if isinstance(m.get("slug"), str)}
+    claimed_series = [m["series"].get("name") if isinstance(m["series"], dict) else None
+                      for m in readable if "series" in m]
+    # A failed post whose front matter (or series) could not be read may claim anything.
+    unsure = len(readable) < len(failed) or not all(isinstance(name, str) for name in claimed_series)
     problems: list[Problem] = []
     by_url: dict[str, Post] = {}
     by_slug: dict[str, Post] = {}
     for post in sorted(posts, key=lambda p: p.file):
-        other = by_url.get(post.url)
-        if other:
+        if (other := by_url.setdefault(post.url, post)) is not post:
             problems.append(Problem(post.file, "field 'slug'", f"resolves to the same URL /{post.url} as "
                                     f"{other.file}. Accepted: a slug or date that no other post uses"))
-        by_url.setdefault(post.url, post)
-        other = by_slug.get(post.slug)
-        if other and other.url != post.url:
+        if (other := by_slug.setdefault(post.slug, post)) is not post and other.url != post.url:
             problems.append(Problem(post.file, "field 'slug'", f"'{post.slug}' is already used by "
                                     f"{other.file}. Accepted: a slug no other post uses (related posts "
                                     "and series refer to posts by slug)"))
-        by_slug.setdefault(post.slug, post)
     for post in posts:
         for slug in post.meta.related or []:
             if slug == post.slug:
                 problems.append(Problem(post.file, "field 'related'", f"'{slug}' is this post itself. "
                                         "Accepted: slugs of other posts"))
-            elif slug not in by_slug and slug not in failed.slugs and not failed.unreadable:
+            elif slug not in by_slug and slug not in claimed_slugs and not unsure:
                 problems.append(Problem(post.file, "field 'related'", f"no post has the slug '{slug}'."
                                         f"{nearest(slug, by_slug)} Accepted: {', '.join(sorted(by_slug))}"))
     series: dict[str, list[Post]] = {}
@@ -147,13 +122,11 @@ def cross_post_problems(posts: Sequence[Post], failed: Claims = Claims()) -> lis
         parts: dict[int, Post] = {}
         for post in sorted(members, key=lambda p: p.file):
             part = post.meta.series.part  # type: ignore[union-attr]
-            if part in parts:
+            if (other := parts.setdefault(part, post)) is not post:
                 problems.append(Problem(post.file, "field 'series.part'", f"part {part} of '{name}' is "
-                                        f"also claimed by {parts[part].file}. Accepted: each part number "
-                                        "once per series"))
-            parts.setdefault(part, post)
+                                        f"also claimed by {other.file}. Accepted: each part number once per series"))
         missing = sorted(set(range(1, max(parts) + 1)) - set(parts))
-        if missing and name not in failed.series and not failed.unreadable:
+        if missing and name not in claimed_series and not unsure:
             problems.append(Problem(parts[max(parts)].file, "field 'series.part'", f"series '{name}' has "
                                     f"no part {missing[0]} before part {max(parts)}. Accepted: parts "
                                     "numbered 1, 2, 3... without gaps"))
@@ -189,12 +162,10 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
     for aid, info in authors.items():
         wrong = next((w for where, text in texts_of(info, f"authors.{aid}")
                       if (w := character_problem(text, multiline=where.endswith(".description"), at=where))), None)
+        if wrong is None and (not isinstance(info, dict) or not str(info.get("name", "")).strip()):
+            wrong = "needs a 'name'. Accepted: {name: ..., description: ..., avatar: local path}"
         if wrong is not None:
             problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", wrong))
-            continue
-        if not isinstance(info, dict) or not str(info.get("name", "")).strip():
-            problems.append(Problem(AUTHORS_FILE, f"field 'authors.{aid}'", "needs a 'name'. Accepted: "
-                                    "{name: ..., description: ..., avatar: local path}"))
             continue
         avatar = str(info.get("avatar", ""))
         if "://" in avatar or avatar.startswith("//"):
@@ -205,19 +176,10 @@ def load_authors(docs_dir: Path) -> tuple[dict[str, Author], list[Problem]]:
     return found, problems
 
 
-def linked_out_problem(rel: str, path: Path, repository: Path) -> Problem | None:
-    """A file under docs/ that leads, through a link, outside the repository: the build would
-    publish whatever it points to (a CI runner's secrets, /etc/passwd)."""
-    real = os.path.realpath(path)
-    if inside(real, [repository]):
-        return None
-    return Problem(rel, "file", f"is a link to {real}, outside the repository: the build would publish "
-                   "that file. Accepted: a file inside the repository (copy it in, or link to a file inside)")
-
-
 def docs_link_problems(docs_dir: Path, repository: Path) -> list[Problem]:
-    """Every file (or folder) under docs/ that a link takes outside the repository, found as MkDocs
-    walks docs/ (following links), each folder once."""
+    """Every file (or folder) under docs/ that a link takes outside the repository, where the build would
+    publish whatever it points to (a CI runner's secrets, /etc/passwd); found as MkDocs walks docs/
+    (following links), each folder once."""
     problems, seen = [], set()
     for folder, dirs, files in os.walk(docs_dir, followlinks=True):
         real = os.path.realpath(folder)
@@ -227,25 +189,13 @@ def docs_link_problems(docs_dir: Path, repository: Path) -> list[Problem]:
         seen.add(real)
         for name in [*dirs, *files]:
             path = Path(folder) / name
-            if os.path.islink(path):
-                rel = path.relative_to(docs_dir).as_posix()
-                problem = linked_out_problem(rel, path, repository)
-                if problem is not None:
-                    problems.append(problem)
-                    if name in dirs:
-                        dirs.remove(name)
+            if os.path.islink(path) and not inside(real := os.path.realpath(path), [repository]):
+                problems.append(Problem(path.relative_to(docs_dir).as_posix(), "file", f"is a link to {real}, "
+                                        "outside the repository: the build would publish that file. Accepted: a "
+                                        "file inside the repository (copy it in, or link to a file inside)"))
+                if name in dirs:
+                    dirs.remove(name)
     return problems
-
-
-def post_files(docs_dir: Path) -> list[str]:
-    return sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
-
-
-def _read(docs_dir: Path, rel: str) -> tuple[str | None, Problem | None]:
-    try:
-        return (docs_dir / rel).read_text(encoding="utf-8"), None
-    except UnicodeDecodeError as exc:
-        return None, Problem(rel, "file", f"is not UTF-8 ({exc.reason} at byte {exc.start}). Accepted: UTF-8 text")
 
 
 def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iterable[str] = (),
@@ -258,30 +208,31 @@ def check_all(docs_dir: Path, files: Iterable[str] | None = None, *, pages: Iter
     stay inside it once links are followed. Returns the records of the valid posts and every
     problem, sorted.
     """
-    snippet_bases = [docs_dir.parent] if snippet_bases is None else snippet_bases
     authors, problems = load_authors(docs_dir)
     if repository is not None:
         problems += docs_link_problems(docs_dir, repository)
-    ctx = Context(docs_dir, authors, tuple(snippet_bases), today or dt.datetime.now(dt.UTC).date())
+    ctx = Context(docs_dir, authors, tuple([docs_dir.parent] if snippet_bases is None else snippet_bases),
+                  today or dt.datetime.now(dt.UTC).date())
+    if files is None:
+        files = sorted(p.relative_to(docs_dir).as_posix() for p in (docs_dir / POSTS_DIR).rglob("*.md"))
     posts, failed = [], []
-    for rel in post_files(docs_dir) if files is None else files:
-        text, unreadable = _read(docs_dir, rel)
-        if text is None:
-            problems.append(unreadable)  # type: ignore[arg-type]
+    for rel, is_post in [*((rel, True) for rel in files), *((rel, False) for rel in pages)]:
+        try:
+            text = (docs_dir / rel).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(rel, "file", f"is not UTF-8 ({exc.reason} at byte {exc.start}). "
+                                    "Accepted: UTF-8 text"))
             continue
-        post, found = check_post(rel, text, ctx)
+        if not is_post:  # pages that are not posts: only what would break their build
+            source = split_front_matter(text)
+            problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
+                                      snippet_bases=ctx.snippet_bases, is_post=False)
+            continue
+        post, found, meta = _check_post(rel, text, ctx)
         problems += found
         if post is not None:
             posts.append(post)
         else:
-            failed.append(text)
-    for rel in pages:  # pages that are not posts: only what would break their build
-        text, unreadable = _read(docs_dir, rel)
-        if text is None:
-            problems.append(unreadable)  # type: ignore[arg-type]
-            continue
-        source = split_front_matter(text)
-        problems += body_problems(rel, source.body, source.body_line, docs_dir=docs_dir,
-                                  snippet_bases=snippet_bases, is_post=False)
-    problems += cross_post_problems(posts, claims_of(failed))
+            failed.append(meta)
+    problems += cross_post_problems(posts, failed)
     return posts, sorted(set(problems))

@@ -1,9 +1,6 @@
-"""What a post's front matter may contain, as a typed schema, and the typed record of one post
-(``Post``) that the checks produce and every part of the build reads.
-
-The allowed categories live here (``CATEGORIES``) and nowhere else: the build gives them to the
-blog plugin as its ``categories_allowed`` and stops if mkdocs.yml sets a different list.
-"""
+"""What a post's front matter may contain (``FrontMatter``), and the typed record of one post (``Post``)
+that every part of the build reads. ``CATEGORIES`` lives here only: the build gives it to the blog plugin
+as its ``categories_allowed`` and stops if mkdocs.yml sets a different list."""
 
 from __future__ import annotations
 
@@ -34,15 +31,8 @@ POSTS_DIR = "blog/posts"  # relative to docs/
 AUTHORS_FILE = "blog/.authors.yml"
 EXCERPT_MARKER = "<!-- more -->"
 
-CATEGORIES: tuple[str, ...] = (
-    "Machine Learning Performance",
-    "Distributed Training",
-    "torch.compile",
-    "LLM Architecture",
-    "LLM Inference",
-    "Kernel",
-    "Communication",
-)
+CATEGORIES: tuple[str, ...] = ("Machine Learning Performance", "Distributed Training", "torch.compile",
+                               "LLM Architecture", "LLM Inference", "Kernel", "Communication")
 DESCRIPTION_MIN, DESCRIPTION_MAX = 60, 220
 TITLE_MAX = 140
 SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -60,8 +50,6 @@ def nearest(value: str, choices: Iterable[str]) -> str:
 # ANSI colour code pasted from a terminal), and what XML 1.0 cannot carry at all (lone surrogates,
 # U+FFFE, U+FFFF), which would stop every reader's feed from parsing. U+2028/U+2029 are line breaks.
 FORBIDDEN_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029]")
-# Fields whose text may run over several lines (it is folded into one when shown).
-MULTILINE_FIELDS = frozenset({"description", "rss"})
 _CONTROL_NAMES = {0x00: "null", 0x07: "bell", 0x08: "backspace", 0x0A: "line feed", 0x0D: "carriage return",
                   0x1B: "escape", 0x7F: "delete", 0x85: "next line", 0x2028: "line separator",
                   0x2029: "paragraph separator"}
@@ -80,36 +68,24 @@ def character_problem(value: str, *, multiline: bool, at: str = "") -> str | Non
             f"which feeds and pages cannot carry. Accepted: printable text (tabs allowed{lines})")
 
 
-def texts_of(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+def texts_of(value: Any, path: str = "", seen: set[int] | None = None) -> Iterator[tuple[str, str]]:
     """(where, text) of every string in a YAML value: mapping keys, values and list items. A list
     or mapping reached twice (a YAML alias, as in a "billion laughs" bomb) is read once."""
-    seen: set[int] = set()
-
-    def walk(item: Any, where: str) -> Iterator[tuple[str, str]]:
-        if isinstance(item, str):
-            yield where, item
-        elif isinstance(item, dict | list | tuple):
-            if id(item) in seen:
-                return
-            seen.add(id(item))
-            pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            for key, child in pairs:
-                name = (f"{where}.{key}" if where else str(key)) if isinstance(item, dict) else f"{where}[{key}]"
-                if isinstance(key, str) and isinstance(item, dict):
-                    yield f"{name} (a key)", key
-                yield from walk(child, name)
-
-    yield from walk(value, path)
+    seen = set() if seen is None else seen
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict | list | tuple) and id(value) not in seen:
+        seen.add(id(value))
+        for key, child in value.items() if isinstance(value, dict) else enumerate(value):
+            name = (f"{path}.{key}" if path else str(key)) if isinstance(value, dict) else f"{path}[{key}]"
+            if isinstance(key, str) and isinstance(value, dict):
+                yield f"{name} (a key)", key
+            yield from texts_of(child, name, seen)
 
 
 def rule_error(message: str) -> PydanticCustomError:
     # Custom errors keep our wording intact (no "Value error, " prefix).
     return PydanticCustomError("post_rule", message)
-
-
-# ---------------------------------------------------------------------------------------------
-# Normalisers: turn what YAML gives us into one form before the schema checks it
-# ---------------------------------------------------------------------------------------------
 
 
 class ImpossibleDate(str):
@@ -125,45 +101,28 @@ def _to_datetime(value: Any) -> Any:
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day, tzinfo=dt.UTC)
     if isinstance(value, ImpossibleDate):
-        raise rule_error(
-            f"'{value}' is not a real calendar date ({value.reason}). Accepted: a real date "
-            "written YYYY-MM-DD, e.g. 2026-05-11"
-        )
+        raise rule_error(f"'{value}' is not a real calendar date ({value.reason}). Accepted: a real date "
+                         "written YYYY-MM-DD, e.g. 2026-05-11")
     if isinstance(value, str):
-        raise rule_error(
-            f"'{value}' is not a calendar date. Accepted: an unquoted ISO date such as "
-            "2026-05-11 (or 2026-05-11 09:30:00 with a time)"
-        )
-    raise rule_error(
-        f"expected a date, got {type(value).__name__}. Accepted: an unquoted ISO date such as 2026-05-11"
-    )
+        raise rule_error(f"'{value}' is not a calendar date. Accepted: an unquoted ISO date such as "
+                         "2026-05-11 (or 2026-05-11 09:30:00 with a time)")
+    raise rule_error(f"expected a date, got {type(value).__name__}. Accepted: an unquoted ISO date such as 2026-05-11")
 
 
 def to_dates(value: Any) -> Any:
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"created", "updated"}, key=str)
         if unknown:
-            raise rule_error(
-                f"unknown key '{unknown[0]}' under date. Accepted: created, updated."
-                + nearest(str(unknown[0]), ["created", "updated"])
-            )
+            raise rule_error(f"unknown key '{unknown[0]}' under date. Accepted: created, updated."
+                             + nearest(str(unknown[0]), ["created", "updated"]))
         return value
     return {"created": value}
 
 
-_ISO = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
 # YAML has dates, JSON does not: editors see the ISO string forms and the mapping form.
-DATE_JSON_SCHEMA = {
-    "anyOf": [
-        *_ISO["anyOf"],
-        {
-            "type": "object",
-            "properties": {"created": _ISO, "updated": _ISO},
-            "required": ["created"],
-            "additionalProperties": False,
-        },
-    ]
-}
+_ISO = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+DATE_JSON_SCHEMA = {"anyOf": [*_ISO["anyOf"], {"type": "object", "properties": {"created": _ISO, "updated": _ISO},
+                                               "required": ["created"], "additionalProperties": False}]}
 
 PostDateTime = Annotated[dt.datetime, BeforeValidator(_to_datetime)]
 
@@ -176,10 +135,8 @@ class PostDates(BaseModel):
     @model_validator(mode="after")
     def _updated_after_created(self) -> PostDates:
         if self.updated is not None and self.updated < self.created:
-            raise rule_error(
-                f"updated ({self.updated.date()}) is before created ({self.created.date()}). "
-                "Accepted: an updated date on or after the created date"
-            )
+            raise rule_error(f"updated ({self.updated.date()}) is before created ({self.created.date()}). "
+                             "Accepted: an updated date on or after the created date")
         return self
 
 
@@ -189,49 +146,29 @@ class Series(BaseModel):
     part: StrictInt = Field(ge=1, description="1 for the first part, 2 for the second...")
 
 
-def _unique(values: list[str], what: str) -> list[str]:
-    seen: set[str] = set()
-    for v in values:
-        if v in seen:
-            raise rule_error(f"'{v}' is listed twice. Accepted: each {what} once")
-        seen.add(v)
-    return values
-
-
 class FrontMatter(BaseModel):
     """Front matter of a post in docs/blog/posts/."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        title="Post front matter",
-        json_schema_extra={"$comment": "Generated by python -m mlblog schema; do not edit by hand."},
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, title="Post front matter", json_schema_extra={
+        "$comment": "Generated by python -m mlblog schema; do not edit by hand."})
 
     title: str = Field(description="The post's title (the body has no '# ' heading of its own); inline code "
                        "between single backticks, as in Markdown: 'How `Engine.generate()` Boots'.")
     slug: str = Field(description="Lowercase words joined by hyphens; the URL is /blog/YYYY/MM/DD/<slug>/.")
     date: Annotated[PostDates, BeforeValidator(to_dates), WithJsonSchema(DATE_JSON_SCHEMA)] = Field(
-        description="ISO date (2026-05-11), or a mapping {created: ..., updated: ...}."
-    )
-    description: str = Field(
-        description=f"Plain text, {DESCRIPTION_MIN}-{DESCRIPTION_MAX} characters: the listing "
-        "summary and link preview."
-    )
+        description="ISO date (2026-05-11), or a mapping {created: ..., updated: ...}.")
+    description: str = Field(description=f"Plain text, {DESCRIPTION_MIN}-{DESCRIPTION_MAX} characters: the "
+                             "listing summary and link preview.")
     categories: list[Literal[CATEGORIES]] = Field(  # type: ignore[valid-type]
-        min_length=1, description=f"One or more of: {', '.join(CATEGORIES)}."
-    )
+        min_length=1, description=f"One or more of: {', '.join(CATEGORIES)}.")
     authors: list[str] = Field(min_length=1, description="Ids from docs/blog/.authors.yml.")
-    upstream: dict[str, str] = Field(
-        min_length=1,
-        description="Upstream projects the post was written against: name -> pinned tag or commit.",
-    )
+    upstream: dict[str, str] = Field(min_length=1, description="Upstream projects the post was written against: "
+                                     "name -> pinned tag or commit.")
     tags: list[str] | None = None
     series: Series | None = None
     related: list[str] | None = Field(None, description="Slugs of related posts.")
     links: list[str | dict[str, str]] | None = Field(
-        None, description="Material's related links: paths relative to docs/ (or {title: path})."
-    )
+        None, description="Material's related links: paths relative to docs/ (or {title: path}).")
     draft: StrictBool | None = None
     pin: StrictBool | None = None
     readtime: StrictInt | None = Field(None, ge=1, description="Minutes; computed when omitted.")
@@ -244,15 +181,14 @@ class FrontMatter(BaseModel):
     status: str | None = None
     comments: StrictBool | None = None
     rss: dict[Literal["feed_description"], str] | None = Field(
-        None, description="Per-post feed overrides: {feed_description: text}."
-    )
+        None, description="Per-post feed overrides: {feed_description: text}.")
 
     @field_validator("*", mode="before")
     @classmethod
     def _printable(cls, v: Any, info: Any) -> Any:
         for where, text in texts_of(v):
             at = f"{info.field_name}{'' if where.startswith('[') else '.'}{where}" if where else ""
-            wrong = character_problem(text, multiline=info.field_name in MULTILINE_FIELDS, at=at)
+            wrong = character_problem(text, multiline=info.field_name in ("description", "rss"), at=at)
             if wrong is not None:
                 raise rule_error(wrong)
         return v
@@ -265,8 +201,7 @@ class FrontMatter(BaseModel):
             raise rule_error("the title is empty. Accepted: non-empty text")
         if len(v) > TITLE_MAX:
             raise rule_error(f"the title has {len(v)} characters. Accepted: at most {TITLE_MAX}")
-        wrong = titles.problem(v)
-        if wrong is not None:
+        if (wrong := titles.problem(v)) is not None:
             raise rule_error(wrong)
         return v
 
@@ -275,10 +210,8 @@ class FrontMatter(BaseModel):
     def _slug(cls, v: str) -> str:
         if not SLUG_RE.match(v):
             suggestion = re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-")
-            raise rule_error(
-                f"'{v}' is not a slug. Accepted: lowercase letters and digits in words joined by "
-                f"single hyphens, e.g. '{suggestion or 'my-post'}'"
-            )
+            raise rule_error(f"'{v}' is not a slug. Accepted: lowercase letters and digits in words joined by "
+                             f"single hyphens, e.g. '{suggestion or 'my-post'}'")
         return v
 
     @field_validator("description")
@@ -286,15 +219,11 @@ class FrontMatter(BaseModel):
     def _description(cls, v: str) -> str:
         v = " ".join(v.split())
         if not DESCRIPTION_MIN <= len(v) <= DESCRIPTION_MAX:
-            raise rule_error(
-                f"the description has {len(v)} characters. Accepted: {DESCRIPTION_MIN} to "
-                f"{DESCRIPTION_MAX} characters (one or two sentences)"
-            )
+            raise rule_error(f"the description has {len(v)} characters. Accepted: {DESCRIPTION_MIN} to "
+                             f"{DESCRIPTION_MAX} characters (one or two sentences)")
         if re.search(r"[<>`]|\*\*|\]\(", v):
-            raise rule_error(
-                "the description contains Markdown or HTML. Accepted: plain text (it is shown "
-                "as-is in listings, feeds and link previews)"
-            )
+            raise rule_error("the description contains Markdown or HTML. Accepted: plain text (it is shown "
+                             "as-is in listings, feeds and link previews)")
         return v
 
     @field_validator("categories", "authors", "tags", "related")
@@ -302,10 +231,15 @@ class FrontMatter(BaseModel):
     def _distinct(cls, v: list[str] | None, info: Any) -> list[str] | None:
         if v is None:
             return v
+        if not all(item.strip() for item in v):
+            raise rule_error(f"an empty entry in {info.field_name}. Accepted: non-empty text")
+        seen: set[str] = set()
         for item in v:
-            if not item.strip():
-                raise rule_error(f"an empty entry in {info.field_name}. Accepted: non-empty text")
-        return _unique(v, {"categories": "category"}.get(info.field_name, info.field_name.rstrip("s")))
+            if item in seen:
+                what = {"categories": "category"}.get(info.field_name, info.field_name.rstrip("s"))
+                raise rule_error(f"'{item}' is listed twice. Accepted: each {what} once")
+            seen.add(item)
+        return v
 
     @field_validator("tags")
     @classmethod
@@ -321,17 +255,10 @@ class FrontMatter(BaseModel):
     @classmethod
     def _upstream(cls, v: dict[str, str]) -> dict[str, str]:
         for name, ref in v.items():
-            if not ref.strip() or ref.strip() in {"main", "master", "HEAD", "latest"}:
-                raise rule_error(
-                    f"'{name}: {ref}' does not pin a version. Accepted: a tag or commit, "
-                    "e.g. 'pytorch: v2.13.0'"
-                )
+            if ref.strip() in {"", "main", "master", "HEAD", "latest"}:
+                raise rule_error(f"'{name}: {ref}' does not pin a version. Accepted: a tag or commit, "
+                                 "e.g. 'pytorch: v2.13.0'")
         return v
-
-
-# ---------------------------------------------------------------------------------------------
-# The typed record of one post: what every hook and template reads
-# ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -354,17 +281,16 @@ class Post:
 
     @property
     def title(self) -> str:
-        """As the front matter writes it, inline code in backticks: print title_html or title_text."""
+        """As the front matter writes it, inline code in backticks. Print title_html (HTML, escaped, code in
+        <code>; templates print it as it is) or title_text (plain text, code without its backticks)."""
         return self.meta.title
 
     @property
     def title_html(self) -> Markup:
-        """For HTML: escaped, inline code in <code>; templates print it as it is."""
         return titles.html(self.meta.title)
 
     @property
     def title_text(self) -> str:
-        """For every output that is not HTML: plain text, inline code without its backticks."""
         return titles.plain(self.meta.title)
 
     @property
@@ -377,12 +303,10 @@ class Post:
 
     @property
     def updated(self) -> dt.datetime | None:
-        """The revision date an author declared, or None."""
         return self.meta.date.updated
 
     @property
     def modified(self) -> dt.datetime:
-        """When the post last changed: the declared update, else its creation."""
         return self.meta.date.updated or self.meta.date.created
 
     @property

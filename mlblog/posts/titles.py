@@ -1,14 +1,7 @@
-"""A post's title may mark inline code with single backticks, as in Markdown:
-``How `Engine.generate()` Boots``. This module is the one place that reads them.
-
-- ``problem``: what is wrong with a title's backticks (one left unpaired, a pair with nothing
-  between them), for the post checks; a title that passes has only well-formed code spans.
-- ``html``: the title for an HTML page, escaped, each code span as ``<code>...</code>``
-  (its text escaped too), as a ``Markup`` that templates print without escaping it again.
-- ``plain``: the title as plain text, the code's text kept and its backticks gone, for every
-  output that is not HTML (``<title>``, meta tags, JSON-LD, feeds, cards, search).
-
-BibTeX sets code in ``\\texttt`` from the same ``CODE`` pattern (publish/citation.py).
+"""A post's title may mark inline code with single backticks, as in Markdown: ``How `Engine.generate()` Boots``.
+This module is the one place that reads them: ``problem`` for the post checks, ``html`` for HTML pages (a
+``Markup`` that templates print as it is), ``plain`` for every other output (``<title>``, meta tags, JSON-LD,
+feeds, cards, search). BibTeX sets code in ``\\texttt`` from the same ``CODE`` pattern (publish/citation.py).
 """
 
 from __future__ import annotations
@@ -18,9 +11,8 @@ import re
 from markupsafe import Markup, escape
 
 CODE = re.compile(r"`([^`]+)`")
-EXAMPLE = "'How `Engine.generate()` Boots'"
-ACCEPTED = (f"Accepted: inline code between a pair of single backticks, as in {EXAMPLE}, or a title "
-            "without backticks")
+ACCEPTED = ("Accepted: inline code between a pair of single backticks, as in 'How `Engine.generate()` Boots', "
+            "or a title without backticks")
 
 
 def problem(title: str) -> str | None:
@@ -36,7 +28,6 @@ def problem(title: str) -> str | None:
 
 
 def plain(title: str) -> str:
-    """The title as plain text: inline code keeps its text, its backticks go."""
     return CODE.sub(lambda m: m[1], title)
 
 

@@ -35,18 +35,14 @@ def draw(title: str, line: str, site_name: str) -> Image.Image:
     small = ImageFont.load_default(size=34)
     pen.rectangle((0, 0, 24, SIZE[1]), fill=ACCENT)
     pen.text((80, 60), site_name, font=small, fill=MUTED)
-    # The largest type size at which the title fits in four lines.
-    size, lines = 48, textwrap.wrap(title, width=44)[:4]
-    for candidate, width in ((68, 30), (58, 36)):
-        wrapped = textwrap.wrap(title, width=width)
-        if len(wrapped) <= 4:
-            size, lines = candidate, wrapped
-            break
+    # The largest type size (and its line width) at which the title fits in four lines; at the smallest
+    # it is cut at four.
+    size, width = next(((size, width) for size, width in ((68, 30), (58, 36))
+                        if len(textwrap.wrap(title, width=width)) <= 4), (48, 44))
     big = ImageFont.load_default(size=size)
-    y = 150
-    for text in lines:
-        pen.text((80, y), text, font=big, fill=FOREGROUND, stroke_width=1, stroke_fill=FOREGROUND)
-        y += int(size * 1.25)
+    for i, text in enumerate(textwrap.wrap(title, width=width)[:4]):
+        pen.text((80, 150 + i * int(size * 1.25)), text, font=big, fill=FOREGROUND, stroke_width=1,
+                 stroke_fill=FOREGROUND)
     pen.text((80, SIZE[1] - 100), line, font=small, fill=MUTED)
     return image
 

@@ -25,22 +25,15 @@ def bibtex_text(text: str) -> str:
 
 def bibtex_title(title: str) -> str:
     """The title for BibTeX: code in \\texttt, everything else escaped."""
-    parts, done = [], 0
-    for match in CODE.finditer(title):
-        parts += [bibtex_text(title[done:match.start()]), rf"\texttt{{{bibtex_text(match[1])}}}"]
-        done = match.end()
-    return "".join(parts + [bibtex_text(title[done:])])
-
-
-def key_of(post: Post) -> str:
-    return f"{post.slug}-{post.created.year}"
+    parts = CODE.split(title)  # text, code, text, ..., text
+    return "".join(rf"\texttt{{{bibtex_text(p)}}}" if i % 2 else bibtex_text(p) for i, p in enumerate(parts))
 
 
 def bibtex(post: Post, site_url: str, site_name: str) -> str:
     names = " and ".join("{" + bibtex_text(a.name) + "}" for a in post.authors) or "{" + bibtex_text(site_name) + "}"
     fields = [("author", names), ("title", "{" + bibtex_title(post.title) + "}"),
               ("howpublished", bibtex_text(site_name)), ("year", str(post.created.year))]
-    lines = [f"@misc{{{key_of(post)},"] + [f"  {name} = {{{value}}}," for name, value in fields]
+    lines = [f"@misc{{{post.slug}-{post.created.year},"] + [f"  {name} = {{{value}}}," for name, value in fields]
     lines.append(f"  month = {MONTHS[post.created.month - 1]},")
     lines.append(f"  url = {{{urljoin(site_url, post.url)}}},")
     if post.updated is not None and post.updated.date() != post.created.date():
@@ -63,9 +56,6 @@ def plain(post: Post, site_url: str, site_name: str) -> str:
 
 def meta_tags(post: Post, site_url: str, site_name: str) -> list[tuple[str, str]]:
     """(name, content) of each citation_* meta tag, plain text."""
-    tags = [("citation_title", post.title_text)]
-    tags += [("citation_author", a.name) for a in post.authors]
-    tags += [("citation_publication_date", f"{post.created:%Y/%m/%d}"),
-             ("citation_publisher", site_name),
-             ("citation_fulltext_html_url", urljoin(site_url, post.url))]
-    return tags
+    return [("citation_title", post.title_text), *(("citation_author", a.name) for a in post.authors),
+            ("citation_publication_date", f"{post.created:%Y/%m/%d}"), ("citation_publisher", site_name),
+            ("citation_fulltext_html_url", urljoin(site_url, post.url))]

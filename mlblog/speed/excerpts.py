@@ -16,6 +16,8 @@ from typing import Any
 
 from markdown import Markdown
 
+VIEW = ("content", "more", "toc")  # what Excerpt.render sets and a template could read
+
 
 @dataclass
 class Counts:
@@ -28,8 +30,7 @@ class Counts:
 
 
 class _ParserLater:
-    """Stands in for the Markdown parser while Material's ``Excerpt.__init__`` runs: it records the
-    arguments and the tree processors registered on it, so the parser can be built later."""
+    """The Markdown parser while Material's ``Excerpt.__init__`` runs: what it is given, built later."""
 
     def __init__(self, **arguments: Any) -> None:
         self.arguments = arguments
@@ -46,8 +47,15 @@ class _ParserLater:
         return parser
 
 
-def deferred_excerpt_class(counts: Counts) -> type:
-    """Material's ``Excerpt``, converted on first read, counting into ``counts``."""
+def _converted_on_read(name: str) -> property:
+    return property(lambda self: self._rendered(name),
+                    lambda self, value: self.__dict__.__setitem__(f"_{name}", value))
+
+
+def install(on: bool, counts: Counts) -> None:
+    """The blog plugin creates its excerpts from its module's ``Excerpt``: this build's deferred one,
+    counting into ``counts``, or Material's own when off."""
+    import material.plugins.blog.plugin as blog_plugin
     import material.plugins.blog.structure as structure
 
     class DeferredExcerpt(structure.Excerpt):
@@ -80,51 +88,20 @@ def deferred_excerpt_class(counts: Counts) -> type:
             if not self.post._title_from_render:
                 self.markdown = "\n\n".join([f"# {self.post.title}", self.markdown])
 
-        def _rendered(self) -> dict[str, Any]:
+        def _rendered(self, name: str) -> Any:
             state = self.__dict__
             pending = state.get("_deferred_view")
-            if pending is None or state.get("_converting"):  # Material's render reads what it just set
-                return {"content": state.get("_content"), "more": state.get("_more"), "toc": state.get("_toc")}
-            page, separator = pending
-            done = state.setdefault("_deferred_done", {})
-            if id(page) not in done:
+            # Material's render reads what it has just set; a view already converted reads its own.
+            if pending is not None and not state.get("_converting") and state.get("_converted_for") != id(pending[0]):
                 state["_more"], state["_converting"] = None, True
                 try:
-                    structure.Excerpt.render(self, page, separator)  # sets content, more, toc
+                    structure.Excerpt.render(self, *pending)  # sets content, more, toc
                 finally:
                     state["_converting"] = False
                 counts.conversions += 1
-                done.clear()  # only the view being rendered now can read it again
-                done[id(page)] = {"content": state["_content"], "more": state["_more"], "toc": state["_toc"]}
-            return done[id(page)]
+                state["_converted_for"] = id(pending[0])  # only the view being rendered now reads it again
+            return state.get(f"_{name}")
 
-        content = property(lambda self: self._rendered()["content"],
-                           lambda self, value: self.__dict__.__setitem__("_content", value))
-        more = property(lambda self: self._rendered()["more"],
-                        lambda self, value: self.__dict__.__setitem__("_more", value))
-        toc = property(lambda self: self._rendered()["toc"],
-                       lambda self, value: self.__dict__.__setitem__("_toc", value))
+        content, more, toc = (_converted_on_read(name) for name in VIEW)
 
-    return DeferredExcerpt
-
-
-def install(on: bool, counts: Counts) -> type | None:
-    """The blog plugin creates its excerpts from its module's ``Excerpt``: this build's class (or
-    Material's own, when off). Returns the class, to convert excerpts made before."""
-    import material.plugins.blog.plugin as blog_plugin
-    import material.plugins.blog.structure as structure
-
-    deferred = deferred_excerpt_class(counts) if on else None
-    blog_plugin.Excerpt = deferred or structure.Excerpt  # type: ignore[misc]
-    return deferred
-
-
-def defer(page: Any, deferred: type | None) -> None:
-    """An excerpt made before the class was installed becomes a deferred one."""
-    import material.plugins.blog.structure as structure
-
-    excerpt = getattr(page, "excerpt", None)
-    if deferred is not None and type(excerpt) is structure.Excerpt:
-        more = excerpt.__dict__.pop("more", None)
-        excerpt.__class__ = deferred
-        excerpt.__dict__.update(_more=more, _md=excerpt.__dict__.pop("md"), _recording=False)
+    blog_plugin.Excerpt = DeferredExcerpt if on else structure.Excerpt  # type: ignore[misc]

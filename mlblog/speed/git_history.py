@@ -4,9 +4,8 @@ mkdocs-git-revision-date-localized runs ``git log --follow`` twice per page and 
 --points-at`` per commit; each walks the history, so the cost grows with posts × commits. One
 ``git log -M --name-status`` and one ``git for-each-ref`` fill the plugin's own caches
 (``last_revision_commits``, ``created_commits``, ``util.tag_cache``) with what its per-file commands
-would answer: the newest commit that touched the file, following renames and not counting the
-renaming commit, and the oldest that added it. A file the log cannot answer for (uncommitted,
-outside the repository) is left to the plugin and its fallbacks; when git fails, nothing is filled.
+would answer. A file the log cannot answer for (uncommitted, outside the repository) is left to the
+plugin and its fallbacks; when git fails, nothing is filled.
 """
 
 from __future__ import annotations
@@ -16,7 +15,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-GIT_DATES = "git-revision-date-localized"
+from ..contracts import GIT_DATES
+
 COMMIT = "\x01"
 
 
@@ -43,26 +43,22 @@ class History:
     def _walk(self, path: str) -> list[tuple[int, str]]:
         """(commit index, status) of every change to path, following renames, newest first."""
         seen: list[tuple[int, str]] = []
-        name, after = path, -1  # commits are listed newest first: older ones have larger indices
-        while True:
+        name: str | None = path
+        after = -1  # commits are listed newest first: older ones have larger indices
+        while name is not None:
             follow = None
             for index, status, old in self.changes.get(name, ()):
-                if index <= after:
-                    continue
-                seen.append((index, status))
-                if old is not None:
-                    follow = (old, index)
-                    break
-            if follow is None:
-                return seen
-            name, after = follow
+                if index > after:
+                    seen.append((index, status))
+                    if old is not None:
+                        follow, after = old, index
+                        break
+            name = follow
+        return seen
 
     def last_revision(self, path: str) -> tuple[str, int] | None:
         """As ``git log --follow --diff-filter=r -n 1 -- path``: a pure rename does not count."""
-        for index, status in self._walk(path):
-            if status != "R":
-                return self.commits[index]
-        return None
+        return next((self.commits[index] for index, status in self._walk(path) if status != "R"), None)
 
     def creation(self, path: str) -> tuple[str, int] | None:
         """As the oldest line of ``git log --follow --diff-filter=Ar -- path``."""
@@ -95,9 +91,8 @@ def tags_by_commit(folder: str) -> dict[str, str] | None:
 def fill(files: Any, config: Any) -> int:
     """Fill the git-revision-date plugin's caches from one git log; how many pages were dated."""
     plugin = config.plugins.get(GIT_DATES)
-    if plugin is None or not plugin.config.get("enabled"):
-        return 0
-    if plugin.config.get("ignored_commits_file") or not plugin.config.get("enable_git_follow", True):
+    if (plugin is None or not plugin.config.get("enabled") or plugin.config.get("ignored_commits_file")
+            or not plugin.config.get("enable_git_follow", True)):
         return 0
     docs = os.path.realpath(config.docs_dir)
     top = git(docs, "rev-parse", "--show-toplevel")
@@ -111,9 +106,8 @@ def fill(files: Any, config: Any) -> int:
 
     last, created = {}, {}
     for file in files.documentation_pages():
-        if getattr(file, "generated_by", None) or file.abs_src_path is None:
-            continue
-        if exclude(file.src_path, plugin.config.get("exclude", [])):
+        if (getattr(file, "generated_by", None) or file.abs_src_path is None
+                or exclude(file.src_path, plugin.config.get("exclude", []))):
             continue
         real = os.path.realpath(file.abs_src_path)
         if not real.startswith(top + os.sep):

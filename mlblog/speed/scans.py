@@ -1,10 +1,7 @@
 """Under `mkdocs serve`, a built page identical to the last rebuild's is not scanned again for what it
-would load from another host.
-
-The scan (pages/external.py) reads every tag of every page; at N = 100 it was half of a serve
-rebuild, while a save changes one post. Its result is a function of the page's HTML and the site's
-own hosts only, so it is kept under a digest of exactly those; entries not used by a rebuild are
-dropped at the next, so the memo holds one site's pages.
+would load from another host (pages/external.py; at N = 100, half of a rebuild). The scan's result
+depends on the page's HTML and the site's own hosts only; entries a rebuild does not use are dropped
+at the next, so the memo holds one site's pages.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """Compiled Jinja templates kept in the build cache, so a build loads them instead of compiling them.
 
 MkDocs makes a new Jinja environment for every build (every `mkdocs serve` rebuild), which compiles
-Material's base.html, its partials and the overrides again from source, and Material's blog plugin
-compiles its translation templates in environments of its own. Every environment the theme makes
-(``theme.get_env``) gets a bytecode cache whose key is everything that decides the compiled code:
-the template's source, name and file; Jinja's, MarkupSafe's and Python's versions; the environment's
-syntax and compile options and extensions; each filter's and test's name and how Jinja passes it
-arguments. An edited template is compiled afresh. A template in which the compiler would run a
-filter or test other than Jinja's own on literals is never stored (its result could depend on
-anything), and ``finalize`` turns the cache off for that environment.
+Material's templates and the overrides again, as do the blog plugin's environments. Every environment
+the theme makes (``theme.get_env``) gets a bytecode cache keyed by everything that decides the
+compiled code (``environment_key`` and the template's source, name, file and autoescaping). A template
+in which the compiler would run a filter or test other than Jinja's own on literals is never stored
+(its result could depend on anything), and ``finalize`` turns the cache off for that environment.
 """
 
 from __future__ import annotations
@@ -80,7 +77,7 @@ class TemplateCache(BytecodeCache):
     def get_bucket(self, environment: Environment, name: str, filename: str | None, source: str) -> Bucket:
         autoescape = environment.autoescape(name) if callable(environment.autoescape) else environment.autoescape
         bucket = Bucket(environment, key(environment_key(environment), name, filename or "",
-                                                     f"autoescape={bool(autoescape)}", source), "")
+                                         f"autoescape={bool(autoescape)}", source), "")
         bucket.source = (source, name, filename)  # type: ignore[attr-defined]
         if environment.finalize is None:
             self.load_bytecode(bucket)
@@ -104,8 +101,6 @@ class TemplateCache(BytecodeCache):
 def install(theme: Any, cache: Cache, counts: dict[str, int]) -> None:
     """Every environment made from the theme gets the cache: the build's own and the blog plugin's."""
     make_environment = theme.get_env
-    if getattr(make_environment, "with_template_cache", False):
-        return
 
     def get_env() -> Environment:
         env = make_environment()
@@ -113,5 +108,4 @@ def install(theme: Any, cache: Cache, counts: dict[str, int]) -> None:
             env.bytecode_cache = TemplateCache(cache, counts)
         return env
 
-    get_env.with_template_cache = True  # type: ignore[attr-defined]
     theme.get_env = get_env

@@ -260,13 +260,6 @@ def test_wrappers_are_kept_in_the_build_cache_by_the_html(tmp_path: Path) -> Non
     assert cached_wrap_chunks(other, cache) == wrap_chunks(other) and cache.misses == 2
 
 
-def test_the_cache_keys_cover_the_shared_tokenizer_too() -> None:
-    """An edit to mlblog/pages/tags.py changes how the cached pass reads a page: its key holds it."""
-    from mlblog.pages import chunks, tags
-
-    assert chunks.RULES == Path(chunks.__file__).read_bytes() + tags.SOURCE
-
-
 FA2 = "/blog/2025/08/14/flashattention-to-flashattention-2/"
 
 # Each box inside a chunk that could scroll sideways: is its chunk drawn, its tabindex, a11y.js's
