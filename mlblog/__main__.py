@@ -1,10 +1,6 @@
 """The site's commands, from the command line (the Makefile's targets call them).
 
-    python -m mlblog check [--site SITE_DIR]     the post rules over the sources; with --site, the
-                                                 output checks over a built site (any generator's)
-    python -m mlblog schema [--write]            the JSON Schema of post front matter, for editors
-    python -m mlblog new "Title" --category ...  scaffold a valid draft post
-    python -m mlblog urls                        rewrite urls.txt from a fresh strict build (MkDocs)
+`python -m mlblog --help` lists them: check, schema, new and urls; only urls needs MkDocs.
 """
 
 from __future__ import annotations
@@ -54,12 +50,13 @@ def new(args: argparse.Namespace, root: Path) -> int:
     if wrong_title is not None:  # the scaffold would not pass the checks
         print(f"TITLE: {wrong_title}", file=sys.stderr)
         return 2
-    wrong = [c for c in args.category if c not in CATEGORIES]
+    categories = args.category or ["Machine Learning Performance"]
+    wrong = [c for c in categories if c not in CATEGORIES]
     if wrong:
         print(f"'{wrong[0]}' is not an allowed category.{nearest(wrong[0], CATEGORIES)} "
               f"Accepted: {', '.join(CATEGORIES)}", file=sys.stderr)
         return 2
-    name, text = scaffold(title, args.category, args.date, args.author, args.slug)
+    name, text = scaffold(title, categories, args.date, args.author, args.slug)
     target = Path(args.docs_dir or root / "docs") / POSTS_DIR / name
     if target.exists():
         print(f"{target} already exists: choose another title, or another slug with "
@@ -130,21 +127,20 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("urls", help="rewrite the URL manifest from a fresh strict build")
     args = parser.parse_args(argv)
     config_file = args.config_file.resolve()
-    root = config_file.parent
     if args.command == "check":
         return check(config_file, args.site)
-    if args.command == "schema":
-        if args.write:
-            (root / SCHEMA_FILE).parent.mkdir(exist_ok=True)
-            (root / SCHEMA_FILE).write_text(json_schema(), encoding="utf-8")
-            print(f"wrote {SCHEMA_FILE}")
-        else:
-            sys.stdout.write(json_schema())
-        return 0
     if args.command == "new":
-        args.category = args.category or ["Machine Learning Performance"]
-        return new(args, root)
-    return rewrite_urls(config_file)
+        return new(args, config_file.parent)
+    if args.command == "urls":
+        return rewrite_urls(config_file)
+    if not args.write:
+        sys.stdout.write(json_schema())
+        return 0
+    schema_file = config_file.parent / SCHEMA_FILE
+    schema_file.parent.mkdir(exist_ok=True)
+    schema_file.write_text(json_schema(), encoding="utf-8")
+    print(f"wrote {SCHEMA_FILE}")
+    return 0
 
 
 if __name__ == "__main__":

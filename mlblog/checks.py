@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from .pages.external import css_externals, externals
+from .pages.external import css_externals, externals, line_of
 from .posts.bodies import EXTERNAL_ACCEPTED
 from .posts.problems import Problem
 from .posts.rules import check_all
@@ -34,13 +34,32 @@ def site_settings(config_file: Path) -> dict[str, Any]:
     return yaml.load(config_file.read_text(encoding="utf-8"), Loader=_Tolerant) or {}  # noqa: S506
 
 
-def plugin_options(settings: dict[str, Any], name: str) -> dict[str, Any]:
-    for entry in settings.get("plugins") or []:
+def options(settings: dict[str, Any], section: str, name: str) -> dict[str, Any]:
+    """The options of one entry of mkdocs.yml's plugins or markdown_extensions (a name, or a name: options)."""
+    for entry in settings.get(section) or []:
         if isinstance(entry, dict) and name in entry:
             return entry[name] or {}
         if entry == name:
             return {}
     return {}
+
+
+def own_hosts(site_url: str | None) -> frozenset[str]:
+    host = urlsplit(site_url or "").hostname
+    return frozenset({host.lower()} if host else ())
+
+
+def external_problems(site_dir: Path, own: frozenset[str], suffixes: tuple[str, ...] = (".html", ".css")
+                      ) -> list[Problem]:
+    """Every page or stylesheet of a built site that would load anything from another host."""
+    problems = []
+    for path in sorted(site_dir.rglob("*")):
+        if path.suffix in suffixes and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found = externals(text, own) if path.suffix == ".html" else css_externals(text, 0, own)
+            problems += [Problem(path.relative_to(site_dir).as_posix(), f"line {line_of(text, e.offset)}",
+                                 f"{e.what} loads {e.url} from another host. {EXTERNAL_ACCEPTED}") for e in found]
+    return problems
 
 
 def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
@@ -50,9 +69,7 @@ def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
     docs = root / settings.get("docs_dir", "docs")
     pages = sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")
                    if not p.relative_to(docs).as_posix().startswith("blog/posts/"))
-    snippets = next((e["pymdownx.snippets"] for e in settings.get("markdown_extensions") or []
-                     if isinstance(e, dict) and "pymdownx.snippets" in e), {}) or {}
-    bases = snippets.get("base_path") or [str(root)]
+    bases = options(settings, "markdown_extensions", "pymdownx.snippets").get("base_path") or [str(root)]
     bases = [root / b for b in ([bases] if isinstance(bases, str) else bases)]
     return check_all(docs, pages=pages, snippet_bases=bases, repository=root)
 
@@ -60,23 +77,11 @@ def check_sources(config_file: Path) -> tuple[list[Post], list[Problem]]:
 def check_site(site_dir: Path, config_file: Path) -> list[Problem]:
     """A built site: external resources in every page and stylesheet, feeds that parse, and the URL
     manifest kept (when the site has one)."""
-    root = config_file.resolve().parent
     settings = site_settings(config_file)
-    host = urlsplit(settings.get("site_url") or "").hostname
-    own = frozenset({host.lower()} if host else ())
-    problems = []
-    for path in sorted(site_dir.rglob("*")):
-        if path.suffix not in (".html", ".css") or not path.is_file():
-            continue
-        text = path.read_text(encoding="utf-8", errors="replace")
-        found = externals(text, own) if path.suffix == ".html" else css_externals(text, 0, own)
-        rel = path.relative_to(site_dir).as_posix()
-        problems += [Problem(rel, f"line {text.count(chr(10), 0, e.offset) + 1}",
-                             f"{e.what} loads {e.url} from another host. {EXTERNAL_ACCEPTED}") for e in found]
-    problems += feeds.feed_problems(site_dir)
-    manifest = root / plugin_options(settings, "mlblog").get("urls_manifest", "urls.txt")
+    problems = external_problems(site_dir, own_hosts(settings.get("site_url"))) + feeds.feed_problems(site_dir)
+    manifest = config_file.resolve().parent / options(settings, "plugins", "mlblog").get("urls_manifest", "urls.txt")
     if manifest.exists():
-        redirects = urls.redirect_urls(plugin_options(settings, "redirects").get("redirect_maps") or {})
+        redirects = urls.redirect_urls(options(settings, "plugins", "redirects").get("redirect_maps") or {})
         listed = urls.read_manifest(manifest.read_text(encoding="utf-8"))
         lost, new = urls.compare(listed, urls.served_urls(site_dir), redirects, {})
         problems += [Problem(*message.split(": ", 2)) for message in lost]  # "urls.txt: line N: ..."

@@ -14,7 +14,6 @@ import hashlib
 import importlib
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from .posts.collection import Listing, Posts
 RSS_PAGE_LIST = "pages_to_filter"  # mkdocs-rss-plugin's page list, kept across serve rebuilds
 GIT_DATES = "git-revision-date-localized"
 GIT_DATE_KEY = "git_revision_date_localized"
-MATERIAL_TEMPLATES = "material/templates"
 
 
 # --- Material's blog plugin ------------------------------------------------------------------------
@@ -91,21 +89,25 @@ def redirect_pages(plugin: Any) -> dict[str, Any]:
 
 # --- the registry ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
 class Detail:
-    what: str  # the detail, as a reader of an upgrade's changelog would look for it
-    where: str  # the code that relies on it
-    holds: Callable[[], bool]
+    def __init__(self, what: str, where: str, *checks: Callable[[], bool]) -> None:
+        self.what = what  # the detail, as a reader of an upgrade's changelog would look for it
+        self.where = where  # the code that relies on it
+        self.checks = checks
+
+    def holds(self) -> bool:
+        return all(check() for check in self.checks)
 
 
-def _has(module: str, path: str) -> Callable[[], bool]:
-    """A check that module.path (attributes separated by dots) exists."""
+def _has(module: str, *paths: str) -> Callable[[], bool]:
+    """A check that module.path (attributes separated by dots) exists, for every path."""
     def check() -> bool:
-        obj: Any = importlib.import_module(module)
-        for part in path.split("."):
-            if not hasattr(obj, part):
-                return False
-            obj = getattr(obj, part)
+        for path in paths:
+            obj: Any = importlib.import_module(module)
+            for part in path.split("."):
+                if not hasattr(obj, part):
+                    return False
+                obj = getattr(obj, part)
         return True
     return check
 
@@ -128,46 +130,48 @@ def _copied(relative: str, sha256: str) -> Callable[[], bool]:
     return lambda: hashlib.sha256(material_file(relative).read_bytes()).hexdigest().startswith(sha256)
 
 
-def _theme_file(pattern: str) -> Callable[[], bool]:
-    return lambda: len(list(material_file("").glob(pattern))) == 1
+def _theme_file(*patterns: str) -> Callable[[], bool]:
+    """Each pattern matches exactly one file of the theme."""
+    return lambda: all(len(list(material_file("").glob(pattern))) == 1 for pattern in patterns)
 
 
+def _theme_text(pattern: str, *needles: str) -> Callable[[], bool]:
+    """The theme's files that match the pattern hold every needle between them."""
+    def check() -> bool:
+        text = "".join(p.read_text(encoding="utf-8") for p in material_file("").glob(pattern))
+        return all(needle in text for needle in needles)
+    return check
+
+
+BLOG = "material.plugins.blog"
+GIT_PLUGIN = "mkdocs_git_revision_date_localized_plugin"
 DETAILS: list[Detail] = [
     Detail("Material's blog plugin keeps its published posts in .blog.posts and its listing views "
            "(structure.Category, structure.Archive with .name, .url, .posts) in .blog.views",
-           "contracts.blog_posts, contracts.blog_listings",
-           lambda: _has("material.plugins.blog.structure", "Category")() and _has(
-               "material.plugins.blog.structure", "Archive")() and _source_has(
-               "material.plugins.blog.plugin", "BlogPlugin", "self.blog.posts", "views")()),
+           "contracts.blog_posts, contracts.blog_listings", _has(f"{BLOG}.structure", "Category", "Archive"),
+           _source_has(f"{BLOG}.plugin", "BlogPlugin", "self.blog.posts", "views")),
     Detail("the blog plugin keeps a reading time already set on post.config.readtime",
-           "contracts.set_readtime", _source_has("material.plugins.blog.plugin", "BlogPlugin",
-                                                 "if not page.config.readtime")),
+           "contracts.set_readtime", _source_has(f"{BLOG}.plugin", "BlogPlugin", "if not page.config.readtime")),
     Detail("mkdocs-rss-plugin keeps its page list in .pages_to_filter across serve rebuilds",
            "plugin.on_pre_build", _source_has("mkdocs_rss_plugin.plugin", "GitRssPlugin", RSS_PAGE_LIST)),
     Detail("the git-revision-date plugin writes git_revision_date_localized (and _hash, _raw_<kind>) into "
-           "page.meta and formats dates with util.get_date_formats_for_timestamp",
-           "contracts.pin_git_date", lambda: _source_has(
-               "mkdocs_git_revision_date_localized_plugin.plugin", "GitRevisionDateLocalizedPlugin",
-               'page.meta[f"{variable}_hash"]')() and _has(
-               "mkdocs_git_revision_date_localized_plugin.util", "Util.get_date_formats_for_timestamp")()),
+           "page.meta and formats dates with util.get_date_formats_for_timestamp", "contracts.pin_git_date",
+           _source_has(f"{GIT_PLUGIN}.plugin", "GitRevisionDateLocalizedPlugin", 'page.meta[f"{variable}_hash"]'),
+           _has(f"{GIT_PLUGIN}.util", "Util.get_date_formats_for_timestamp")),
     Detail("the redirects plugin keeps the pages a redirect may point to in .doc_pages",
            "contracts.redirect_pages", _source_has("mkdocs_redirects.plugin", "RedirectPlugin", "self.doc_pages")),
     Detail("MkDocs' LiveReloadServer: builder, serve_request, set_app, RequestHandlerClass, _epoch_cond, "
-           "_visible_epoch, _inject_js_into_html",
-           "serve.report_failed_rebuilds", lambda: _source_has(
-               "mkdocs.livereload", "LiveReloadServer", "self.builder", "def serve_request", "_epoch_cond",
-               "_visible_epoch", "def _inject_js_into_html")()
-           and _has("mkdocs.livereload", "LiveReloadServer.set_app")()),
+           "_visible_epoch, _inject_js_into_html", "serve.report_failed_rebuilds",
+           _source_has("mkdocs.livereload", "LiveReloadServer", "self.builder", "def serve_request", "_epoch_cond",
+                       "_visible_epoch", "def _inject_js_into_html"),
+           _has("mkdocs.livereload", "LiveReloadServer.set_app")),
     Detail("Material's built stylesheets are assets/stylesheets/main.*.min.css and palette.*.min.css",
            "publish/stylesheets.py",
-           lambda: _theme_file("assets/stylesheets/main.*.min.css")()
-           and _theme_file("assets/stylesheets/palette.*.min.css")()),
+           _theme_file("assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css")),
     Detail("Material's article element is <article class=\"md-content__inner md-typeset\"> (search marks it)",
-           "pages/search.mark_indexed", lambda: 'class="md-content__inner md-typeset"' in material_file(
-               "base.html").read_text(encoding="utf-8")),
+           "pages/search.mark_indexed", _theme_text("base.html", 'class="md-content__inner md-typeset"')),
     Detail("Material's landmarks carry the classes pages/markup.LANDMARKS names", "pages/markup.label_landmarks",
-           lambda: all(f'class="{cls}"' in "".join(p.read_text(encoding="utf-8") for p in material_file(
-               "").rglob("*.html")) for _, cls in LANDMARKS)),
+           _theme_text("**/*.html", *(f'class="{cls}"' for _, cls in LANDMARKS))),
     Detail("Material 9.8.1's partials/search.html, copied to overrides/partials/search.html",
            "overrides/partials/search.html", _copied("partials/search.html", "bfd556535abcddb9")),
     Detail("Material 9.8.1's partials/palette.html, copied to overrides/partials/palette.html",
@@ -175,36 +179,29 @@ DETAILS: list[Detail] = [
     # The speed layer (speed/, publish/scripts.py, pages/chunks.py):
     Detail("the blog plugin makes each excerpt with its module's Excerpt(page, config, files), whose __init__ "
            "builds a parser from structure.Markdown into .md and whose render() converts with it, reading "
-           "post._title_from_render",
-           "speed/excerpts.py", lambda: _source_has("material.plugins.blog.plugin", "BlogPlugin",
-                                                    "Excerpt(page, config, files)")()
-           and _source_has("material.plugins.blog.structure", "Excerpt", "self.md = Markdown(",
-                           "def render(self, page: Page, separator: str)", "self.post._title_from_render")()),
-    Detail("MkDocs' Page.render(config, files) sets .content, .toc and ._title_from_render",
-           "speed/renders.py", _source_has("mkdocs.structure.pages", "Page", "def render(self, config: MkDocsConfig, "
-                                           "files: Files)", "self.content = md.convert(",
-                                           "self.toc = get_toc(", "self._title_from_render =")),
+           "post._title_from_render", "speed/excerpts.py",
+           _source_has(f"{BLOG}.plugin", "BlogPlugin", "Excerpt(page, config, files)"),
+           _source_has(f"{BLOG}.structure", "Excerpt", "self.md = Markdown(",
+                       "def render(self, page: Page, separator: str)", "self.post._title_from_render")),
+    Detail("MkDocs' Page.render(config, files) sets .content, .toc and ._title_from_render", "speed/renders.py",
+           _source_has("mkdocs.structure.pages", "Page", "def render(self, config: MkDocsConfig, files: Files)",
+                       "self.content = md.convert(", "self.toc = get_toc(", "self._title_from_render =")),
     Detail("the git-revision-date plugin asks git only for files missing from .last_revision_commits and "
-           ".created_commits, and keeps tags in util.tag_cache",
-           "speed/git_history.py", lambda: _source_has(
-               "mkdocs_git_revision_date_localized_plugin.plugin", "GitRevisionDateLocalizedPlugin",
-               "self.last_revision_commits[src_uri]", "self.created_commits[src_uri]",
-               "if not self.last_revision_commits")()
-           and _source_has("mkdocs_git_revision_date_localized_plugin.util", "Util", "self.tag_cache")()),
+           ".created_commits, and keeps tags in util.tag_cache", "speed/git_history.py",
+           _source_has(f"{GIT_PLUGIN}.plugin", "GitRevisionDateLocalizedPlugin",
+                       "self.last_revision_commits[src_uri]", "self.created_commits[src_uri]",
+                       "if not self.last_revision_commits"),
+           _source_has(f"{GIT_PLUGIN}.util", "Util", "self.tag_cache")),
     Detail("MkDocs makes every Jinja environment of the theme in Theme.get_env",
            "speed/templates.py", _has("mkdocs.theme", "Theme.get_env")),
     Detail("Material's script bundle is the one assets/javascripts/bundle.*.min.js, with a .map beside it",
-           "publish/scripts.py", lambda: _theme_file("assets/javascripts/bundle.*.min.js")()
-           and _theme_file("assets/javascripts/bundle.*.min.js.map")()),
+           "publish/scripts.py",
+           _theme_file("assets/javascripts/bundle.*.min.js", "assets/javascripts/bundle.*.min.js.map")),
     Detail("Material's bundle knows the undocumented content.lazy feature (code blocks mounted on screen)",
-           "mkdocs.yml features, pages/chunks.py", lambda: any(
-               "content.lazy" in p.read_text(encoding="utf-8") for p in material_file("").glob(
-                   "assets/javascripts/bundle.*.min.js"))),
+           "mkdocs.yml features, pages/chunks.py", _theme_text("assets/javascripts/bundle.*.min.js", "content.lazy")),
     Detail("Material's partials/javascripts/base.html defines __md_get and __md_set (the palette script "
-           "stores the choice with them)",
-           "overrides/partials/javascripts/palette.html", lambda: all(
-               name in material_file("partials/javascripts/base.html").read_text(encoding="utf-8")
-               for name in ("__md_get=", "__md_set="))),
+           "stores the choice with them)", "overrides/partials/javascripts/palette.html",
+           _theme_text("partials/javascripts/base.html", "__md_get=", "__md_set=")),
     Detail("Material's version is 9.8.1 (the copies above and the checks below were made against it)",
            "requirements.txt", lambda: version("mkdocs-material") == "9.8.1"),
 ]

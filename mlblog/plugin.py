@@ -1,10 +1,9 @@
 """The site's MkDocs plugin: the adapter between MkDocs (with Material's blog plugin) and the core.
 
-The core (posts/, render/, pages/, publish/) is plain functions over files and strings and imports
-no MkDocs. This module holds the events: each builds one ``Build`` in ``on_config`` (the state of
-one build, closed however the build ends) and, inside an event, calls the passes one per line in
-the order they must run. Priorities only interleave with other plugins: Material's blog plugin (-50
-for files and page Markdown), mkdocs-rss-plugin (page content at -75, feeds written at 0), the
+The core (posts/, render/, pages/, publish/) imports no MkDocs. ``on_config`` makes one ``Build`` (the
+state of one build, closed however the build ends); each event calls the passes one per line, in the
+order they must run. Priorities only interleave with other plugins: Material's blog plugin (-50 for
+files and page Markdown), mkdocs-rss-plugin (page content at -75, feeds written at 0), the
 git-revision-date plugin (files and page Markdown at 0) and the redirects plugin (post-build).
 """
 
@@ -15,7 +14,6 @@ import re
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
@@ -23,9 +21,10 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_build_datetime, get_relative_url
 
 from . import contracts
+from .checks import external_problems, own_hosts
 from .config import SiteConfig
 from .pages import chunks, markup, readtime, scripts, search
-from .pages.external import css_externals, externals
+from .pages.external import externals, line_of
 from .posts.bodies import EXTERNAL_ACCEPTED
 from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
@@ -50,6 +49,7 @@ if TYPE_CHECKING:
 
 log = get_plugin_logger("mlblog")
 OUTPUT_SCOPE = "the built site (pages by their source under docs/, other files by their path in the site)"
+ACCEPTED_CSS = "Accepted: paths of CSS files under docs/."
 
 
 class Build:
@@ -57,25 +57,22 @@ class Build:
 
     def __init__(self, config: MkDocsConfig, options: SiteConfig) -> None:
         self.root = Path(config.config_file_path).resolve().parent
-        self.options = options
+        self.docs_dir = Path(config.docs_dir)
         folder = self.root / (options.cache_dir or ".cache/build")  # an absolute cache_dir stays as it is
         self.cache = lambda kind: Cache(folder, kind, options.cache)  # noqa: E731 - one folder, one switch
-        self.node_modules = self.root / "node_modules"
-        self.math = MathRenderer(self.node_modules, self.cache("math"))
-        self.diagrams = DiagramRenderer(self.node_modules, self.cache("diagrams"),
+        self.math = MathRenderer(self.root / "node_modules", self.cache("math"))
+        self.diagrams = DiagramRenderer(self.root / "node_modules", self.cache("diagrams"),
                                         options.chromium or os.environ.get("CHROMIUM", "/usr/bin/chromium"))
         self.readtimes = self.cache("readtime")
         self.chunks = self.cache("offscreen-chunks")
         self.posts = Posts([])
-        host = urlsplit(config.site_url or "").hostname
-        self.own_hosts = frozenset({host.lower()} if host else ())
+        self.own_hosts = own_hosts(config.site_url)
         self.output_problems: list[Problem] = []
-        self.extra_css: list[str] = []  # mkdocs.yml's, joined into the one stylesheet
+        self.extra_css = [str(sheet) for sheet in config.extra_css]  # joined into the one stylesheet
         self.own_sheets: list[Path] = []
-        self.stylesheet: tuple[str, str] = ("", "")  # its path in the site, its CSS
+        self.stylesheet = ("", "")  # its path in the site, its CSS
         self.excerpt_counts = excerpts.Counts()
         self.template_counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
-        self.docs_dir = config.docs_dir
         self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
 
     def close(self) -> None:
@@ -113,45 +110,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             self._build = Build(config, self.config)
         except Stop as stop:
             raise PluginError(str(stop)) from stop
-        self._pin_source_date(config)
-        self._configure_blog(config)
-        self._configure_snippets(config)
-        self._take_extra_css(config)
-        manifest = self.build.root / self.config.urls_manifest
-        if manifest.exists() and "redirects" not in config.plugins:
-            raise PluginError(f"mkdocs.yml: plugins: the redirects plugin is missing, and {manifest.name} needs it to "
-                              "keep moved pages' URLs. Accepted: '- redirects:' with 'redirect_maps:' under plugins")
-        self._install_speed_layer(config)
-        return config
-
-    def _install_speed_layer(self, config: MkDocsConfig) -> None:
-        speed, build = self.config.speed, self.build
-        excerpts.install(speed.defer_excerpts, build.excerpt_counts)
-        if speed.cache_templates:
-            templates.install(config.theme, build.cache("templates"), build.template_counts)
-        self.renders.start_build()
-        self.scans.start_build()
-
-    def _pin_source_date(self, config: MkDocsConfig) -> None:
-        """Every date the build writes comes from the last commit (SOURCE_DATE_EPOCH, reproducible builds)
-        when the caller (the Makefile) has not set it; outside git, the clock."""
-        if "SOURCE_DATE_EPOCH" in os.environ and not self.source_date_epoch_set:
-            return
-        try:
-            done = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=self.build.root, capture_output=True,
-                                  text=True, timeout=30)
-            stamp = done.stdout.strip() if done.returncode == 0 else ""
-        except (OSError, subprocess.SubprocessError):
-            stamp = ""
-        if stamp.isdigit():
-            os.environ["SOURCE_DATE_EPOCH"] = stamp
-            self.source_date_epoch_set = True
-        else:
-            os.environ.pop("SOURCE_DATE_EPOCH", None)
-            self.source_date_epoch_set = False
-            log.info("not a git checkout: dates that are not in front matter come from the clock")
-
-    def _configure_blog(self, config: MkDocsConfig) -> None:
+        self._pin_source_date()
         blog = config.plugins.get("material/blog")
         if blog is None:
             raise PluginError("mkdocs.yml: plugins: the blog plugin is missing. Accepted: '- blog:' under plugins")
@@ -161,38 +120,42 @@ class SitePlugin(BasePlugin[SiteConfig]):
                               f"post rules allow {', '.join(CATEGORIES)}. Accepted: leave categories_allowed out "
                               "(the build fills it from mlblog/posts/schema.py CATEGORIES), or list exactly those")
         blog.config.categories_allowed = list(CATEGORIES)
-
-    def _configure_snippets(self, config: MkDocsConfig) -> None:
-        """Companion code is included from paths relative to the repository, whatever the working folder."""
-        options = config.mdx_configs.setdefault("pymdownx.snippets", {})
-        options.setdefault("base_path", [str(self.build.root)])
-
-    def snippet_bases(self, config: MkDocsConfig) -> list[Path]:
-        bases = config.mdx_configs.get("pymdownx.snippets", {}).get("base_path", ["."])
-        return [self.build.root / str(b) for b in ([bases] if isinstance(bases, str) else bases)]
-
-    def _take_extra_css(self, config: MkDocsConfig) -> None:
-        """extra_css is linked once, inside the one stylesheet (overrides/main.html); only the site's
-        own files, since the site loads nothing from another host."""
-        self.build.extra_css = [str(s) for s in config.extra_css]
+        # Companion code is included from paths relative to the repository, whatever the working folder.
+        config.mdx_configs.setdefault("pymdownx.snippets", {}).setdefault("base_path", [str(self.build.root)])
+        # extra_css is linked once, inside the one stylesheet (overrides/main.html); only the site's own
+        # files, since the site loads nothing from another host.
         for sheet in self.build.extra_css:
             if re.match(r"^(?:[a-z]+:)?//", sheet, re.I):
                 raise PluginError(f"mkdocs.yml: extra_css: {sheet} is on another host; the site serves every "
-                                  "stylesheet itself. Accepted: paths of CSS files under docs/.")
+                                  f"stylesheet itself. {ACCEPTED_CSS}")
         config.extra_css = []
+        manifest = self.build.root / self.config.urls_manifest
+        if manifest.exists() and "redirects" not in config.plugins:
+            raise PluginError(f"mkdocs.yml: plugins: the redirects plugin is missing, and {manifest.name} needs it to "
+                              "keep moved pages' URLs. Accepted: '- redirects:' with 'redirect_maps:' under plugins")
+        excerpts.install(self.config.speed.defer_excerpts, self.build.excerpt_counts)
+        if self.config.speed.cache_templates:
+            templates.install(config.theme, self.build.cache("templates"), self.build.template_counts)
+        self.renders.start_build()
+        self.scans.start_build()
+        return config
 
-    def _take_stylesheet_files(self, files: Files, config: MkDocsConfig) -> None:
-        sheets = []
-        for path in self.build.extra_css:
-            file = files.get_file_from_path(path)
-            # A theme's file has a path in the site too; only the site's own sheets are joined.
-            if file is None or not file.abs_src_path or \
-                    not Path(file.abs_src_path).is_relative_to(Path(config.docs_dir).resolve()):
-                raise PluginError(f"mkdocs.yml: extra_css: {path} is not a file under {config.docs_dir}. "
-                                  "Accepted: paths of CSS files under docs/.")
-            sheets.append(Path(file.abs_src_path))
-            files.remove(file)  # published inside the one stylesheet only
-        self.build.own_sheets = sheets
+    def _pin_source_date(self) -> None:
+        """Every date the build writes comes from the last commit (SOURCE_DATE_EPOCH, reproducible builds)
+        when the caller (the Makefile) has not set it; outside git, the clock."""
+        if "SOURCE_DATE_EPOCH" in os.environ and not self.source_date_epoch_set:
+            return
+        try:
+            stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=self.build.root, capture_output=True,
+                                   text=True, timeout=30, check=True).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            stamp = ""
+        self.source_date_epoch_set = stamp.isdigit()
+        if self.source_date_epoch_set:
+            os.environ["SOURCE_DATE_EPOCH"] = stamp
+        else:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+            log.info("not a git checkout: dates that are not in front matter come from the clock")
 
     def on_pre_build(self, *, config: MkDocsConfig) -> None:
         # mkdocs-rss-plugin keeps its page list across `mkdocs serve` rebuilds: a renamed or deleted
@@ -210,8 +173,10 @@ class SitePlugin(BasePlugin[SiteConfig]):
         pages = sorted(f.src_uri for f in files.documentation_pages())
         posts = [uri for uri in pages if uri.startswith(POSTS_DIR + "/")]
         others = [uri for uri in pages if not uri.startswith(POSTS_DIR + "/")]
-        records, problems = check_all(Path(config.docs_dir), posts, pages=others,
-                                      snippet_bases=self.snippet_bases(config), repository=self.build.root)
+        bases = config.mdx_configs["pymdownx.snippets"]["base_path"]  # one path or a list; on_config sets it
+        bases = [self.build.root / str(base) for base in ([bases] if isinstance(bases, str) else bases)]
+        records, problems = check_all(self.build.docs_dir, posts, pages=others, snippet_bases=bases,
+                                      repository=self.build.root)
         if any(p.level == "error" for p in problems):
             raise PluginError(format_problems(problems))
         for problem in problems:
@@ -227,18 +192,16 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     @event_priority(-60)  # after the blog plugin (-50) has resolved its posts and their URLs
     def _after_blog(self, files: Files, *, config: MkDocsConfig) -> Files:
-        blog = config.plugins["material/blog"]
-        self.build.posts.publish(p.file.src_uri for p in contracts.blog_posts(blog))
-        for draft in self.build.posts.drafts_left_out():
+        posts = self.build.posts
+        posts.publish(p.file.src_uri for p in contracts.blog_posts(config.plugins["material/blog"]))
+        for draft in posts.drafts_left_out():
             log.info(f"draft left out of this build: {draft.file}")
-        for post in self.build.posts.published:
+        for post in posts.published:
             file = files.get_file_from_path(post.file)
-            if file is None:
-                continue
-            if file.url != post.url:
+            if file is not None and file.url != post.url:
                 raise PluginError(f"{post.file}: field 'slug': the blog plugin publishes it at /{file.url}, but the "
                                   f"post rules expect /{post.url}. Accepted: post_url_format \"{{date}}/{{slug}}\"")
-            if file.page is not None:
+            if file is not None and file.page is not None:
                 # mkdocs-rss-plugin reads date.created and date.updated (mkdocs.yml): the record's
                 # dates, an absent update equal to the creation, never the build time.
                 file.page.meta["date"] = {"created": post.created, "updated": post.modified}
@@ -247,16 +210,21 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 file.page.meta["title"] = post.title_text
                 if post.meta.template is None:  # the site's post.html, not Material's blog-post.html
                     file.page.meta["template"] = "post.html"
-        self._add_katex(files, config)
-        self._take_stylesheet_files(files, config)
-        return files
-
-    on_files = CombinedEvent(_check_posts, _read_git_history, _after_blog)
-
-    def _add_katex(self, files: Files, config: MkDocsConfig) -> None:
         files.append(File.generated(config, STYLESHEET, content=self.build.math.stylesheet()))
         for font in self.build.math.fonts():
             files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
+        for path in self.build.extra_css:
+            file = files.get_file_from_path(path)
+            # A theme's file has a path in the site too; only the site's own sheets are joined.
+            if file is None or not file.abs_src_path or \
+                    not Path(file.abs_src_path).is_relative_to(self.build.docs_dir.resolve()):
+                raise PluginError(f"mkdocs.yml: extra_css: {path} is not a file under {config.docs_dir}. "
+                                  f"{ACCEPTED_CSS}")
+            self.build.own_sheets.append(Path(file.abs_src_path))
+            files.remove(file)  # published inside the one stylesheet only
+        return files
+
+    on_files = CombinedEvent(_check_posts, _read_git_history, _after_blog)
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
         # Every page's content is rendered by now: a formula or diagram that failed stops the build
@@ -280,7 +248,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             return None
         found = self.build.lead_figures
         if post.file not in found:
-            markdown = (Path(self.build.docs_dir) / post.file).read_text(encoding="utf-8")
+            markdown = (self.build.docs_dir / post.file).read_text(encoding="utf-8")
             try:
                 found[post.file] = lead_figures.lead_figure(markdown, self.build.root)
             except (OSError, ValueError) as error:  # the snippet check names a missing file too
@@ -289,8 +257,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
         return found[post.file]
 
     def _stop_on_render_problems(self) -> None:
-        found = [(self.build.math.problems, "math problem"), (self.build.diagrams.problems, "diagram problem")]
-        for problems, what in found:
+        for problems, what in ((self.build.math.problems, "math problem"),
+                               (self.build.diagrams.problems, "diagram problem")):
             if problems:
                 self.build.close()
                 raise PluginError(format_problems(sorted(set(problems)), what))
@@ -332,9 +300,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         html = self.build.diagrams.render(html, page.file.src_uri, source)
         if self.config.speed.offscreen_chunks and self.build.posts.record(page.file.src_uri) is not None:
             html = chunks.cached_wrap_chunks(html, self.build.chunks)
-        if self._indexed(page):
-            html = search.weight_identifiers(html)
-        return html
+        return search.weight_identifiers(html) if self._indexed(page) else html
 
     on_page_content = CombinedEvent(_reading_time, _render_content)
 
@@ -346,22 +312,18 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def on_page_context(self, context: dict[str, Any], *, page: Page, config: MkDocsConfig, nav: Navigation
                         ) -> dict[str, Any]:
-        posts = self.build.posts
-        post = posts.record(page.file.src_uri)
-        context["card"] = cards.card_of(post)
-        context["jsonld"] = None
-        context["tab_url"] = contracts.tab_of(page.url, nav)
-        context["citation"] = None
+        post = self.build.posts.record(page.file.src_uri)
+        context.update(card=cards.card_of(post), jsonld=None, tab_url=contracts.tab_of(page.url, nav), citation=None)
         if post is not None:
             site_url, name = config.site_url or "", config.site_name
             context["citation"] = {"bibtex": citation.bibtex(post, site_url, name),
                                    "plain": citation.plain(post, site_url, name),
                                    "meta": citation.meta_tags(post, site_url, name)}
             context["jsonld"] = metadata.script_safe_json(metadata.blog_posting(post, site_url, name))
-            parts = posts.series_parts(post)
+            parts = self.build.posts.series_parts(post)
             context["series"] = {"name": post.meta.series.name, "part": post.meta.series.part, "parts": parts} \
                 if post.meta.series is not None and parts else None
-            context["related_posts"] = posts.related(post)
+            context["related_posts"] = self.build.posts.related(post)
         return context
 
     def on_post_page(self, output: str, *, page: Page, config: MkDocsConfig) -> str:
@@ -404,7 +366,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         scan = self.scans if self.serving and self.config.speed.reuse_scans else externals
         for found in dict.fromkeys(scan(output, self.build.own_hosts)):
             at = markdown.find(found.url) if found.url else -1
-            where = f"line {markdown.count(chr(10), 0, at) + 1}" if at >= 0 else f"built page {dest}"
+            where = f"line {line_of(markdown, at)}" if at >= 0 else f"built page {dest}"
             origin = "" if at >= 0 else (": it comes from a template, a plugin or an included file, not from the "
                                          "page's Markdown")
             self.build.output_problems.append(
@@ -420,7 +382,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             (site / path).write_bytes(cards.png(title, line, config.site_name, card_cache))
         (site / "robots.txt").write_text(metadata.robots_txt(config.site_url or ""), encoding="utf-8")
         if self.config.speed.minify_scripts:
-            published_scripts.minify_own_scripts(Path(config.docs_dir), site)
+            published_scripts.minify_own_scripts(self.build.docs_dir, site)
         if self.config.speed.compile_hint:
             try:
                 published_scripts.hint_bundle(site, [Path(d) for d in config.theme.dirs])
@@ -442,7 +404,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
     @event_priority(-90)  # after mkdocs-rss-plugin has written the feeds (0)
     def _check_site(self, *, config: MkDocsConfig) -> None:
         site = Path(config.site_dir)
-        problems = [*self.build.output_problems, *stylesheet_problems(site, self.build.own_hosts),
+        problems = [*self.build.output_problems, *external_problems(site, self.build.own_hosts, (".css",)),
                     *feeds.feed_problems(site)]
         self.build.output_problems = []
         if problems:
@@ -462,11 +424,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
                     log.warning(f"Pagefind: {warning}")
             except Stop as stop:
                 raise PluginError(str(stop)) from stop
-        self._keep_published_urls(config)
-
-    on_post_build = CombinedEvent(_write_site_files, _check_site, _index_and_keep_urls)
-
-    def _keep_published_urls(self, config: MkDocsConfig) -> None:
         manifest = self.build.root / self.config.urls_manifest
         if not self.config.check_urls:  # `python -m mlblog urls` is rewriting the manifest
             return
@@ -476,12 +433,14 @@ class SitePlugin(BasePlugin[SiteConfig]):
         redirects_plugin = config.plugins["redirects"]
         redirects = urls.redirect_urls(redirects_plugin.config["redirect_maps"])
         pages = {urls.url_of(file.dest_uri): src for src, file in contracts.redirect_pages(redirects_plugin).items()}
-        listed = urls.read_manifest(manifest.read_text(encoding="utf-8"))
-        problems, new = urls.compare(listed, urls.served_urls(Path(config.site_dir)), redirects, pages)
+        problems, new = urls.compare(urls.read_manifest(manifest.read_text(encoding="utf-8")),
+                                     urls.served_urls(site), redirects, pages)
         if problems:
             raise PluginError(urls.format_lost(problems))
         if new and not self.serving:  # serve shows drafts
             log.warning(urls.format_new(new))
+
+    on_post_build = CombinedEvent(_write_site_files, _check_site, _index_and_keep_urls)
 
     def on_build_error(self, *, error: Exception) -> None:
         if self._build is not None:
@@ -495,17 +454,3 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def on_serve(self, server: LiveReloadServer, *, config: MkDocsConfig, builder: Any) -> LiveReloadServer:
         return report_failed_rebuilds(server)
-
-
-def stylesheet_problems(site_dir: Path, own: frozenset[str]) -> list[Problem]:
-    """Every stylesheet in the built site that would load anything from another host."""
-    problems = []
-    for path in sorted(site_dir.rglob("*.css")):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if "//" in text or "\\" in text:
-            rel = path.relative_to(site_dir).as_posix()
-            problems += [Problem(rel, f"line {text.count(chr(10), 0, e.offset) + 1}",
-                                 f"{e.what} loads {e.url} from another host. {EXTERNAL_ACCEPTED}")
-                         for e in css_externals(text, 0, own)]
-    return problems
-
