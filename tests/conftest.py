@@ -10,6 +10,9 @@ from reader_fixtures import write_reader_posts
 from support import ROOT, Site, make_site, post
 
 LAYERS = ("unit", "build", "browser", "examples")
+# Example tests that download nothing: they need only the installed torch and the repository.
+NO_DOWNLOADS = frozenset({"test_cutlass_deep_dive.py", "test_pytorch_ddp_deep_dive.py", "test_torch_compile_101.py",
+                          "test_torch_compile_deep_dive_inductor.py"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -17,14 +20,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     in-process), build (real builds), browser (Chromium over built sites), examples (the posts'
     companion code). `make test-fast` runs `-m "unit and not slow"`.
 
-    Under pytest-xdist (`make test` runs two processes with --dist loadgroup) the examples layer is one
-    group, run by one process in order: its tests download upstream wheels and sources into shared
-    caches (tests/upstream_sources.py), which two processes must not fill at once."""
+    Under pytest-xdist (`make test` runs two processes with --dist loadgroup) the example tests that
+    download upstream wheels and sources into shared caches (tests/upstream_sources.py, the posts'
+    real_*.py) are one group, run by one process in order, since two processes must not fill a cache
+    at once; the files in NO_DOWNLOADS (torch only) are shared out like the rest."""
     for item in items:
         layer = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
         if layer in LAYERS:
             item.add_marker(getattr(pytest.mark, layer))
-        if layer == "examples":
+        if layer == "examples" and Path(str(item.fspath)).name not in NO_DOWNLOADS:
             item.add_marker(pytest.mark.xdist_group("examples"))
 
 
