@@ -23,7 +23,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Under pytest-xdist (`make test` runs two processes with --dist loadgroup) the example tests that
     download upstream wheels and sources into shared caches (tests/upstream_sources.py, the posts'
     real_*.py) are one group, run by one process in order, since two processes must not fill a cache
-    at once; the files in NO_DOWNLOADS (torch only) are shared out like the rest."""
+    at once; the files in NO_DOWNLOADS (torch only) are shared out like the rest.
+
+    A whole run (no paths given) must reach every test file: pytest's default norecursedirs holds
+    "build", and once kept tests/build out of every `make test` without a word."""
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.getoption("lf"):
+        collected = {Path(str(item.fspath)) for item in items}
+        missed = [p.relative_to(ROOT).as_posix() for p in sorted(ROOT.glob("tests/*/test_*.py")) if p not in collected]
+        if missed:
+            raise pytest.UsageError(f"{len(missed)} test files were not collected: {', '.join(missed)}. "
+                                    "Check norecursedirs in pytest.ini")
     for item in items:
         layer = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
         if layer in LAYERS:
