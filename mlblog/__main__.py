@@ -32,10 +32,12 @@ def json_schema() -> str:
 
 def check(config_file: Path, site: Path | None) -> int:
     posts, problems = check_sources(config_file)
-    if site is not None:
-        problems += check_site(site, config_file)
-    if problems:
-        print(format_problems(problems), file=sys.stderr)
+    site_problems = check_site(site, config_file) if site is not None else []
+    reports = [format_problems(problems)] if problems else []
+    if site_problems:
+        reports.append(format_problems(site_problems, scope=f"the built site (paths relative to {site})"))
+    if reports:
+        print("\n".join(reports), file=sys.stderr)
         return 1
     print(f"{len(posts)} posts checked" + (f", and the site in {site}" if site else "") + ", no problems.")
     return 0
