@@ -64,19 +64,12 @@ class DiagramRenderer(Renderer):
         if not Path(self.chromium).exists():
             return None, "chromium"
         if self._page is None:
-            from playwright.sync_api import Error as PlaywrightError
             from playwright.sync_api import sync_playwright
 
             self._playwright = sync_playwright().start()
-            for attempt in (1, 2):  # on a loaded machine Chromium now and then aborts as it starts
-                try:
-                    self._browser = self._playwright.chromium.launch(
-                        executable_path=self.chromium, headless=True,
-                        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
-                    break
-                except PlaywrightError:
-                    if attempt == 2:
-                        raise
+            self._browser = self._playwright.chromium.launch(
+                executable_path=self.chromium, headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
             self._page = self._browser.new_page()
             self._page.add_script_tag(path=str(self.package / "dist" / "mermaid.min.js"))
         answer = self._page.evaluate(RENDER, {"id": TOKEN, "theme": theme, "source": source, "options": self.OPTIONS})
