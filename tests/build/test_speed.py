@@ -22,8 +22,11 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from reader_fixtures import write_reader_posts
 from support import MKDOCS_ENV, Site, commit, fetch_text, free_port, git, make_site, search_fragments
 
@@ -131,7 +134,16 @@ def test_a_template_that_prints_excerpts_gets_materials_own(tmp_path: Path) -> N
     assert 3 <= parsers <= min(converted, created)  # built when its excerpt is first converted
 
 
-def test_serve_is_never_stale(tmp_path: Path) -> None:
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A temporary folder with a short path. Chromium (which renders diagrams at build) puts a socket
+    under TMPDIR, and a socket's path must fit in 108 bytes: under pytest-xdist, tmp_path
+    (/tmp/pytest-of-root/pytest-N/popen-gw1/test_name0/) leaves too little, and Chromium aborts."""
+    with tempfile.TemporaryDirectory(prefix="serve-") as folder:
+        yield Path(folder)
+
+
+def test_serve_is_never_stale(tmp_path: Path, short_tmp: Path) -> None:
     """A real `mkdocs serve` (as `make serve` runs it): every change reaches every page it touches."""
     import time
     import urllib.error
@@ -141,8 +153,7 @@ def test_serve_is_never_stale(tmp_path: Path) -> None:
     write_reader_posts(site)
     port = free_port()
     base = f"http://127.0.0.1:{port}/"
-    served = tmp_path / "tmp"  # mkdocs serve builds into a temporary folder: the one mkdocs_* in here
-    served.mkdir()
+    served = short_tmp  # mkdocs serve builds into a temporary folder: the one mkdocs_* in here
     log = (tmp_path / "serve.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "mkdocs", "serve", "-v", "-f", str(site.root / "mkdocs.yml"),
