@@ -111,6 +111,16 @@ class SitePlugin(BasePlugin[SiteConfig]):
         except Stop as stop:
             raise PluginError(str(stop)) from stop
         self._pin_source_date()
+        self._configure_blog(config)
+        # Companion code is included from paths relative to the repository, whatever the working folder.
+        config.mdx_configs.setdefault("pymdownx.snippets", {}).setdefault("base_path", [str(self.build.root)])
+        self._take_extra_css(config)
+        self._require_redirects(config)
+        self._start_speed_layer(config)
+        return config
+
+    def _configure_blog(self, config: MkDocsConfig) -> None:
+        """The blog plugin allows exactly the categories of the post rules."""
         blog = config.plugins.get("material/blog")
         if blog is None:
             raise PluginError("mkdocs.yml: plugins: the blog plugin is missing. Accepted: '- blog:' under plugins")
@@ -120,25 +130,28 @@ class SitePlugin(BasePlugin[SiteConfig]):
                               f"post rules allow {', '.join(CATEGORIES)}. Accepted: leave categories_allowed out "
                               "(the build fills it from mlblog/posts/schema.py CATEGORIES), or list exactly those")
         blog.config.categories_allowed = list(CATEGORIES)
-        # Companion code is included from paths relative to the repository, whatever the working folder.
-        config.mdx_configs.setdefault("pymdownx.snippets", {}).setdefault("base_path", [str(self.build.root)])
-        # extra_css is linked once, inside the one stylesheet (overrides/main.html); only the site's own
-        # files, since the site loads nothing from another host.
+
+    def _take_extra_css(self, config: MkDocsConfig) -> None:
+        """extra_css is linked once, inside the one stylesheet (overrides/main.html); only the site's own
+        files, since the site loads nothing from another host."""
         for sheet in self.build.extra_css:
             if re.match(r"^(?:[a-z]+:)?//", sheet, re.I):
                 raise PluginError(f"mkdocs.yml: extra_css: {sheet} is on another host; the site serves every "
                                   f"stylesheet itself. {ACCEPTED_CSS}")
         config.extra_css = []
+
+    def _require_redirects(self, config: MkDocsConfig) -> None:
         manifest = self.build.root / self.config.urls_manifest
         if manifest.exists() and "redirects" not in config.plugins:
             raise PluginError(f"mkdocs.yml: plugins: the redirects plugin is missing, and {manifest.name} needs it to "
                               "keep moved pages' URLs. Accepted: '- redirects:' with 'redirect_maps:' under plugins")
+
+    def _start_speed_layer(self, config: MkDocsConfig) -> None:
         excerpts.install(self.config.speed.defer_excerpts, self.build.excerpt_counts)
         if self.config.speed.cache_templates:
             templates.install(config.theme, self.build.cache("templates"), self.build.template_counts)
         self.renders.start_build()
         self.scans.start_build()
-        return config
 
     def _pin_source_date(self) -> None:
         """Every date the build writes comes from the last commit (SOURCE_DATE_EPOCH, reproducible builds)
@@ -192,6 +205,16 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     @event_priority(-60)  # after the blog plugin (-50) has resolved its posts and their URLs
     def _after_blog(self, files: Files, *, config: MkDocsConfig) -> Files:
+        self._publish_posts(files, config)
+        files.append(File.generated(config, STYLESHEET, content=self.build.math.stylesheet()))
+        for font in self.build.math.fonts():
+            files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
+        self._take_own_sheets(files, config)
+        return files
+
+    def _publish_posts(self, files: Files, config: MkDocsConfig) -> None:
+        """The records learn which posts the blog plugin publishes; their pages get the records' dates,
+        plain titles and the site's post template."""
         posts = self.build.posts
         posts.publish(p.file.src_uri for p in contracts.blog_posts(config.plugins["material/blog"]))
         for draft in posts.drafts_left_out():
@@ -210,9 +233,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 file.page.meta["title"] = post.title_text
                 if post.meta.template is None:  # the site's post.html, not Material's blog-post.html
                     file.page.meta["template"] = "post.html"
-        files.append(File.generated(config, STYLESHEET, content=self.build.math.stylesheet()))
-        for font in self.build.math.fonts():
-            files.append(File.generated(config, f"assets/katex/fonts/{font.name}", abs_src_path=str(font)))
+
+    def _take_own_sheets(self, files: Files, config: MkDocsConfig) -> None:
+        """extra_css files leave the site's files: they are published inside the one stylesheet only."""
         for path in self.build.extra_css:
             file = files.get_file_from_path(path)
             # A theme's file has a path in the site too; only the site's own sheets are joined.
@@ -221,8 +244,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 raise PluginError(f"mkdocs.yml: extra_css: {path} is not a file under {config.docs_dir}. "
                                   f"{ACCEPTED_CSS}")
             self.build.own_sheets.append(Path(file.abs_src_path))
-            files.remove(file)  # published inside the one stylesheet only
-        return files
+            files.remove(file)
 
     on_files = CombinedEvent(_check_posts, _read_git_history, _after_blog)
 
