@@ -23,7 +23,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Under pytest-xdist (`make test` runs two processes with --dist loadgroup) the example tests that
     download upstream wheels and sources into shared caches (tests/upstream_sources.py, the posts'
     real_*.py) are one group, run by one process in order, since two processes must not fill a cache
-    at once; the files in NO_DOWNLOADS (torch only) are shared out like the rest.
+    at once; the files in NO_DOWNLOADS (torch only) are shared out like the rest, except that a module
+    whose tests read a module-scoped fixture is a group of its own (uses_module_fixture).
 
     A whole run (no paths given) must reach every test file: pytest's default norecursedirs holds
     "build", and once kept tests/build out of every `make test` without a word."""
@@ -34,11 +35,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{len(missed)} test files were not collected: {', '.join(missed)}. "
                                     "Check norecursedirs in pytest.ini")
     for item in items:
-        layer = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
+        path = Path(str(item.fspath))
+        layer = path.relative_to(ROOT / "tests").parts[0]
         if layer in LAYERS:
             item.add_marker(getattr(pytest.mark, layer))
-        if layer == "examples" and Path(str(item.fspath)).name not in NO_DOWNLOADS:
+        if layer == "examples" and path.name not in NO_DOWNLOADS:
             item.add_marker(pytest.mark.xdist_group("examples"))
+        elif uses_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(path.stem))
+
+
+def uses_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test reads a module-scoped fixture: its module then runs in one process, which sets the
+    fixture up once (shared out, each process would build the same site or run the same capture again)."""
+    info = getattr(item, "_fixtureinfo", None)
+    return info is not None and any(d.scope == "module" for defs in info.name2fixturedefs.values() for d in defs)
 
 
 @pytest.fixture
