@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import fcntl
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -81,34 +84,46 @@ def write_fixture_posts(s: Site) -> None:
         s.write_post(name, post(title=title, slug=slug, date=date, categories=cats, description=desc, body=body))
 
 
-def _built(tmp_path_factory: pytest.TempPathFactory, name: str, write: Callable[[Site], None]) -> Site:
-    site = make_site(tmp_path_factory.mktemp(name) / "src")
-    write(site)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
+def _built(tmp_path_factory: pytest.TempPathFactory, name: str, write: Callable[[Site], None] | None,
+           *, keep_posts: bool = False) -> Site:
+    """A site built strictly once per test run. Under pytest-xdist each process asks for it: the first
+    builds it in the run's folder (above each process's own), the others wait for it and read it.
+    Tests only read these sites."""
+    worker_base = tmp_path_factory.getbasetemp()
+    shared = os.environ.get("PYTEST_XDIST_WORKER") is not None
+    folder = worker_base.parent / f"shared-{name}" if shared else tmp_path_factory.mktemp(name)
+    site = Site(folder / "src")
+    with open(worker_base.parent / f"shared-{name}.lock" if shared else folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if (folder / "built").exists():
+            return site
+        shutil.rmtree(folder / "src", ignore_errors=True)  # a process before this one failed half-way
+        make_site(folder / "src", keep_posts=keep_posts)
+        if write is not None:
+            write(site)
+        result = site.build()
+        assert result.returncode == 0, result.stderr
+        assert not keep_posts or "WARNING" not in result.stderr, result.stderr  # the real site: not one warning
+        (folder / "built").touch()
     return site
 
 
 @pytest.fixture(scope="session")
 def built_fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """A site with three fixture posts, built once per test run."""
+    """A site with three fixture posts."""
     return _built(tmp_path_factory, "fixture", write_fixture_posts)
 
 
 @pytest.fixture(scope="session")
 def reader_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """A site with the reader-feature fixture posts (tests/reader_fixtures.py), built once."""
+    """A site with the reader-feature fixture posts (tests/reader_fixtures.py)."""
     return _built(tmp_path_factory, "reader", write_reader_posts)
 
 
 @pytest.fixture(scope="session")
 def real_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """The real site with its real posts, built strictly once per test run."""
-    site = make_site(tmp_path_factory.mktemp("real") / "src", keep_posts=True)
-    result = site.build()
-    assert result.returncode == 0, result.stderr
-    assert "WARNING" not in result.stderr, result.stderr
-    return site
+    """The real site with its real posts."""
+    return _built(tmp_path_factory, "real", None, keep_posts=True)
 
 
 @pytest.fixture(scope="session")
