@@ -3,6 +3,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,6 +19,7 @@ NO_DOWNLOADS = frozenset({"test_cutlass_deep_dive.py", "test_pytorch_ddp_deep_di
                           "test_torch_compile_deep_dive_inductor.py"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own, which reads the groups into the test ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test carries the marker of its layer, the folder it is in: unit (the rules and the core,
     in-process), build (real builds), browser (Chromium over built sites), examples (the posts'
@@ -46,6 +48,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("examples"))
         elif uses_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(path.stem))
+    # Groups first, the largest first: a group runs whole in one process, and one handed out last
+    # would leave the other process idle while it runs.
+    sizes = Counter(group_of(item) for item in items)
+    items.sort(key=lambda item: -sizes[group_of(item)] if group_of(item) else 0)
+
+
+def group_of(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    return mark.args[0] if mark else None
+
+
+UNGROUPED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under --dist loadgroup, pytest-xdist runs a group in one process only when it saw the group as it
+    made the test ids; a group it missed is shared out silently (under pytest 9.2 every group was).
+    Such tests fail, saying so (pytest_runtest_setup)."""
+    if getattr(session.config.option, "loadgroup", False):  # set in each pytest-xdist process
+        for item in session.items:
+            item.stash[UNGROUPED] = bool(group_of(item)) and not item.nodeid.endswith(f"@{group_of(item)}")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.stash.get(UNGROUPED, False):
+        pytest.fail(f"pytest-xdist shares out this test of group '{group_of(item)}' instead of running the group in "
+                    "one process (its id has no @group): see the pin of pytest in requirements-test.txt", pytrace=False)
 
 
 def uses_module_fixture(item: pytest.Item) -> bool:
