@@ -225,10 +225,17 @@ def switch_palette(page: Page, wanted: str) -> None:
 
 
 def search(page: Page, query: str) -> Locator:
-    """Open search with the keyboard shortcut, type the query key by key, wait until the results
-    answer the whole query (docs/javascripts/search.js); the first result's link."""
-    page.keyboard.press("/")
-    expect(page.locator("input.md-search__input")).to_be_focused()
+    """Open search with the keyboard shortcut unless it is open, clear a query left from before, type
+    the query key by key, wait until the results answer the whole query (docs/javascripts/search.js);
+    the first result's link."""
+    field = page.locator("input.md-search__input")
+    if not field.evaluate("(el) => el === document.activeElement"):
+        page.keyboard.press("/")
+    expect(field).to_be_focused()
+    if field.input_value():
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Backspace")
+        expect(field).to_have_value("")
     page.keyboard.type(query, delay=25)
     box = page.locator("[data-site-search]")
     expect(box).to_have_attribute("data-search-query", query, timeout=10_000)
