@@ -164,6 +164,15 @@ def follow(page: Page, link: Locator | Callable[[], None], url: object) -> bool:
         }
         return window.__pagesShown;
     }""")
+    # Material intercepts a click only once it holds the sitemap (its click stream is withLatestFrom(sitemap$)):
+    # a click before that loads a whole page. So wait until the sitemap has arrived, and a moment for its parse.
+    if page.evaluate("""() => {
+        const config = document.getElementById('__config');
+        return !!config && JSON.parse(config.textContent).features.includes('navigation.instant');
+    }"""):
+        page.wait_for_function("""() => performance.getEntriesByType('resource').some(
+            (e) => e.name.split('?')[0].endsWith('/sitemap.xml') && e.responseEnd > 0)""")
+        page.wait_for_timeout(100)
     if callable(link):
         link()
     else:
