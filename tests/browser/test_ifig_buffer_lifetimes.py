@@ -35,13 +35,16 @@ def _post_url() -> str:
 
 
 def _shown(root: Locator) -> dict:
-    """What the figure shows now: its state attributes, the tiles and the announced status."""
-    tiles = root.locator(".bl-tile strong").all_inner_texts()
-    return {"step": int(root.get_attribute("data-step")),
-            "live_bytes": int(root.get_attribute("data-live-bytes")),
-            "holders": root.get_attribute("data-holders"),
-            "tiles": ",".join("" if t == "\u00b7" else t for t in tiles),
-            "status": root.locator("[aria-live=polite]").inner_text()}
+    """What the figure shows now: its state attributes, the tiles and the announced status (read in
+    one evaluation: a round trip each would be most of this test's time)."""
+    return root.evaluate("""(fig) => ({
+        step: Number(fig.getAttribute('data-step')),
+        live_bytes: Number(fig.getAttribute('data-live-bytes')),
+        holders: fig.getAttribute('data-holders'),
+        tiles: [...fig.querySelectorAll('.bl-tile strong')].map((t) => t.innerText === '\u00b7' ? '' : t.innerText)
+            .join(','),
+        status: fig.querySelector('[aria-live=polite]').innerText,
+    })""")
 
 
 def _expected(state: dict) -> dict:
