@@ -2,11 +2,11 @@
 
 docs/blog/posts/sglang-deep-dive/radix-traces.json is written by examples/sglang_deep_dive/
 figures.py from the post's model (radix.py), and tests/examples/test_sglang_deep_dive.py checks it
-against the model and against SGLang's own RadixCache. Here the real site is built once and
-Chromium drives docs/javascripts/ifig/radix-stepper.js through every scenario with clicks and key
-presses, at phone and desktop widths, in both palettes: what the figure shows (the tree's nodes,
-the sizes, each pool slot's state, the running requests, the note) must be the trace's step. A
-reader without JavaScript gets the first scenario as a list.
+against the model and against SGLang's own RadixCache. Here the real site is built once and Chromium
+drives docs/javascripts/ifig/radix-stepper.js through every step of every scenario in the light
+palette (by keys on a phone, by clicks on a desk) and to both ends of each in the dark one: what the
+figure shows (the tree's nodes, the sizes, each pool slot's state, the running requests, the note)
+must be the trace's step. A reader without JavaScript gets the first scenario as a list.
 """
 
 from __future__ import annotations
@@ -87,11 +87,11 @@ def check_step(root: Locator, name: str, index: int) -> None:
 
 @EVERY_VIEW
 def test_stepper_shows_every_step_of_every_trace(real_site: Site, browser: Browser, width: int,
-                                                 scheme: str, keyboard: bool) -> None:
+                                                 scheme: str, keyboard: bool, every_step: bool) -> None:
     with serve(real_site.site_dir) as base:
         page, rec, root = open_figure(browser, base, post_url(POST), FIGURE, width, scheme)
         assert list(TRACES) == ["shared-prompt", "same-batch", "lru"]
-        drive_every_step(page, root, TRACES, keyboard, lambda name, index: check_step(root, name, index))
+        drive_every_step(page, root, TRACES, keyboard, lambda name, index: check_step(root, name, index), every_step)
         check_live_figure(page, rec, root, ".rs-note", "sglang-deep-dive-radix-stepper", width)
 
 

@@ -4,10 +4,11 @@ docs/blog/posts/vllm-v1-deep-dive/scheduler-traces.json is written by examples/v
 make_figures.py from the post's scheduler model (sched_model.py); tests/examples/
 test_vllm_v1_deep_dive.py checks that it is current and that vLLM's own Scheduler gives the model's
 schedules and block tables. Here the real site is built once and Chromium drives
-docs/javascripts/ifig/scheduler-stepper.js through every scenario with clicks and key presses, at
-phone and desktop widths, in both palettes: what the figure shows (the budget bar's segments and
-their widths, the per-request rows, every block's state and holders, the queue, the note) must be
-the trace's step. A reader without JavaScript gets every scenario as a list.
+docs/javascripts/ifig/scheduler-stepper.js through every step of every scenario in the light palette
+(by keys on a phone, by clicks on a desk) and to both ends of each in the dark one: what the figure
+shows (the budget bar's segments and their widths, the per-request rows, every block's state and
+holders, the queue, the note) must be the trace's step. A reader without JavaScript gets every
+scenario as a list.
 """
 
 from __future__ import annotations
@@ -93,11 +94,11 @@ def check_step(root: Locator, name: str, index: int) -> None:
 
 @EVERY_VIEW
 def test_stepper_shows_every_step_of_every_trace(real_site: Site, browser: Browser, width: int,
-                                                 scheme: str, keyboard: bool) -> None:
+                                                 scheme: str, keyboard: bool, every_step: bool) -> None:
     with serve(real_site.site_dir) as base:
         page, rec, root = open_figure(browser, base, post_url(POST), FIGURE, width, scheme)
         assert list(TRACES) == ["packing", "preemption", "gate-on", "gate-off", "nine-blocks"]
-        drive_every_step(page, root, TRACES, keyboard, lambda name, index: check_step(root, name, index))
+        drive_every_step(page, root, TRACES, keyboard, lambda name, index: check_step(root, name, index), every_step)
         check_live_figure(page, rec, root, ".ss-note", FIG_ID, width)
 
 
