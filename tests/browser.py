@@ -233,6 +233,20 @@ def switch_palette(page: Page, wanted: str) -> None:
     assert scheme(page) == wanted
 
 
+def searches_missed(page: Page, queries: list[tuple[str, str]]) -> list[str]:
+    """Each (query, slug) typed in turn into the page's search box: the queries whose first result
+    is not the page at slug, each with what came first instead."""
+    missed = []
+    for query, slug in queries:
+        first = search(page, query)
+        try:
+            expect(first).to_have_attribute("href", re.compile(rf"/{re.escape(slug)}/(\?h=[^#]*)?(#.*)?$"),
+                                            timeout=5_000)
+        except AssertionError:
+            missed.append(f"{query}: first result {first.get_attribute('href')}, not {slug}")
+    return missed
+
+
 def search(page: Page, query: str) -> Locator:
     """Open search with the keyboard shortcut unless it is open, clear a query left from before, type
     the query key by key, wait until the results answer the whole query (docs/javascripts/search.js);
