@@ -17,7 +17,6 @@ class SpeedConfig(base.Config):
     defer_excerpts = c.Type(bool, default=True)  # listings convert an excerpt only if a template reads it
     read_git_history = c.Type(bool, default=True)  # one git log per build for the git-revision-date plugin
     reuse_renders = c.Type(bool, default=True)  # serve: unchanged pages are not converted again
-    cache_templates = c.Type(bool, default=True)  # compiled Jinja templates kept in the build cache
     background_index = c.Type(bool, default=True)  # serve: Pagefind indexes after the reload
     reuse_scans = c.Type(bool, default=True)  # serve: an unchanged page is not scanned for external loads again
     # What a reader's browser is spared:

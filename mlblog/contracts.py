@@ -192,8 +192,6 @@ DETAILS: list[Detail] = [
                        "self.last_revision_commits[src_uri]", "self.created_commits[src_uri]",
                        "if not self.last_revision_commits"),
            _source_has(f"{GIT_PLUGIN}.util", "Util", "self.tag_cache")),
-    Detail("MkDocs makes every Jinja environment of the theme in Theme.get_env",
-           "speed/templates.py", _has("mkdocs.theme", "Theme.get_env")),
     Detail("Material's script bundle is the one assets/javascripts/bundle.*.min.js, with a .map beside it",
            "publish/scripts.py",
            _theme_file("assets/javascripts/bundle.*.min.js", "assets/javascripts/bundle.*.min.js.map")),

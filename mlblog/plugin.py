@@ -36,7 +36,7 @@ from .render.cache import Cache, key
 from .render.diagrams import DiagramRenderer
 from .render.math import STYLESHEET, MathRenderer
 from .serve import report_failed_rebuilds
-from .speed import excerpts, git_history, renders, templates
+from .speed import excerpts, git_history, renders
 from .speed.scans import ScanMemo
 
 if TYPE_CHECKING:
@@ -72,7 +72,6 @@ class Build:
         self.own_sheets: list[Path] = []
         self.stylesheet = ("", "")  # its path in the site, its CSS
         self.excerpt_counts = excerpts.Counts()
-        self.template_counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
         self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
 
     def close(self) -> None:
@@ -148,8 +147,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def _start_speed_layer(self, config: MkDocsConfig) -> None:
         excerpts.install(self.config.speed.defer_excerpts, self.build.excerpt_counts)
-        if self.config.speed.cache_templates:
-            templates.install(config.theme, self.build.cache("templates"), self.build.template_counts)
         self.renders.start_build()
         self.scans.start_build()
 
@@ -418,9 +415,6 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 log.info(line)
         log.debug(self.build.excerpt_counts.summary())
         log.debug(f"reused {self.renders.reused} conversions and {self.scans.reused} scans")
-        counts = self.build.template_counts
-        log.debug(f"templates: {counts['loaded']} loaded from the cache, {counts['compiled']} compiled "
-                  f"({counts['not_kept']} of them not kept)")
         self.build.close()
 
     @event_priority(-90)  # after mkdocs-rss-plugin has written the feeds (0)

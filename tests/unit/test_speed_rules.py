@@ -1,13 +1,12 @@
 """The build's shortcuts, in-process: the one git log answers as the git-revision-date plugin's own
-per-file calls; the cards' cache key holds every input; compiled templates come from the cache until
-they change; the markup repairs, run only near their attributes, equal running them everywhere.
+per-file calls; the cards' cache key holds every input; the markup repairs, run only near their
+attributes, equal running them everywhere.
 (Whole builds with and without the shortcuts: tests/build/test_speed.py.)"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import jinja2
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +17,6 @@ from mlblog.pages import markup as repair_markup
 from mlblog.publish import cards as social_cards
 from mlblog.render.cache import Cache
 from mlblog.speed import git_history as read_git_history
-from mlblog.speed import templates as cache_templates
 
 
 def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
@@ -73,58 +71,6 @@ def test_cards_come_from_the_cache_under_every_input(tmp_path: Path, monkeypatch
     cache = Cache(tmp_path, "cards")
     cache.put(social_cards.card_key("Title", "Line", "Site"), b"kept", ".png")
     assert social_cards.png("Title", "Line", "Site", cache) == b"kept"  # drawn once, then read
-
-
-def template_environment(folder: Path, counts: dict[str, int], on: bool = True, **filters: object
-                         ) -> jinja2.Environment:
-    """A fresh environment, as MkDocs makes one per build, with the template cache in it."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder), auto_reload=False)
-    env.filters.update(filters)
-    env.bytecode_cache = cache_templates.TemplateCache(Cache(folder / "cache", "templates", on), counts)
-    return env
-
-
-def test_templates_come_from_the_cache_until_they_change(tmp_path: Path) -> None:
-    (tmp_path / "base.html").write_text("<p>{% block body %}{% endblock %}</p>")
-    page = tmp_path / "page.html"
-    page.write_text('{% extends "base.html" %}{% block body %}{{ title | upper }} one{% endblock %}')
-    on = [True]
-
-    def render(**filters: object) -> tuple[str, dict[str, int]]:
-        counts = {"loaded": 0, "compiled": 0, "not_kept": 0}
-        html = template_environment(tmp_path, counts, on[0], **filters).get_template("page.html").render(title="t")
-        return html, counts
-
-    assert render() == ("<p>T one</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
-    assert render() == ("<p>T one</p>", {"loaded": 2, "compiled": 0, "not_kept": 0})  # the next build
-    page.write_text(page.read_text().replace("one", "two"))
-    assert render() == ("<p>T two</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})  # the edit shows
-    # A filter that is not Jinja's, on a literal, runs when the template compiles: never kept.
-    page.write_text('{% extends "base.html" %}{% block body %}{{ "x" | mark }}{% endblock %}')
-    # (A new filter is a new environment key: base.html is compiled again once too.)
-    assert render(mark=lambda v: v + "1") == ("<p>x1</p>", {"loaded": 0, "compiled": 2, "not_kept": 1})
-    assert render(mark=lambda v: v + "2") == ("<p>x2</p>", {"loaded": 1, "compiled": 1, "not_kept": 1})
-    # How a filter is passed its arguments is written into the code: a different filter, a new key.
-    page.write_text('{% extends "base.html" %}{% block body %}{{ title | mark }}{% endblock %}')
-    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 1, "compiled": 1, "not_kept": 0})
-    assert render(mark=jinja2.pass_context(lambda c, v: v + "?")) == (
-        "<p>t?</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
-    on[0] = False  # the cache switched off (the plugin's `cache: false`)
-    assert render(mark=lambda v: v + "!") == ("<p>t!</p>", {"loaded": 0, "compiled": 2, "not_kept": 0})
-
-
-def test_environment_key_covers_compile_options() -> None:
-    def key(**options: object) -> str:
-        env = jinja2.Environment(**options)  # type: ignore[arg-type]
-        return cache_templates.environment_key(env)
-
-    base = key()
-    assert key() == base
-    assert len({base, key(trim_blocks=True), key(optimized=False), key(extensions=["jinja2.ext.i18n"]),
-                key(variable_start_string="[[")}) == 5
-    env = jinja2.Environment()
-    env.filters["extra"] = str
-    assert cache_templates.environment_key(env) != base
 
 
 # Tags with the attributes repair_markup removes (and near misses), between stray text, in every
