@@ -104,7 +104,7 @@ test: $(BIN)/.test-deps node_modules/.installed browser ## Install everything, t
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=20
 
 test-fast: $(BIN)/.test-deps ## The unit layer and the fast build tests: rules, core, plugin wiring (under a minute)
-	$(BIN)/python -m pytest -m "(unit or fast) and not slow" -q
+	$(BIN)/python -m pytest -m "(unit or fast) and not slow" --hypothesis-profile=fast -q
 
 lint: $(BIN)/.test-deps ## Run ruff on mlblog, tests, examples, scripts and benchmarks
 	$(BIN)/ruff check mlblog tests examples scripts benchmarks

@@ -9,11 +9,17 @@ from pathlib import Path
 
 import pytest
 from browser import chromium
+from hypothesis import settings
 from playwright.sync_api import Browser
 from reader_fixtures import write_reader_posts
 from support import ROOT, Site, make_site, post
 
 LAYERS = ("unit", "build", "browser", "examples")
+# Generated inputs through whole builds (tests/build/test_safety.py): 200 in `make test`, 25 in `make
+# test-fast`, which passes --hypothesis-profile=fast. A test that names its own max_examples keeps it.
+settings.register_profile("full", max_examples=200)
+settings.register_profile("fast", max_examples=25)
+settings.load_profile("full")
 # Example tests that download nothing: they need only the installed torch and the repository.
 NO_DOWNLOADS = frozenset({"test_cutlass_deep_dive.py", "test_pytorch_ddp_deep_dive.py", "test_torch_compile_101.py",
                           "test_torch_compile_deep_dive_inductor.py"})
