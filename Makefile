@@ -35,7 +35,9 @@ AUDIT = $(BIN)/python scripts/audit_dependencies.py --python requirements-test.l
 
 # Both locks are installed with uv (requirements.lock pins it), which reads no pip configuration: a
 # machine's find-links folder (where a local CPU build of torch may be) is passed to it explicitly.
-UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+# --compile-bytecode, as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing would ever write the
+# .pyc files, and every test process that imports torch would compile it again (twice as slow).
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 PIP_LINKS = $$($(BIN)/python -m pip config get global.find-links 2>/dev/null || echo "$$PIP_FIND_LINKS")
 FIND_LINKS_ARGS = $$(for l in $$links; do printf -- '--find-links %s ' "$$l"; done)
 

@@ -161,3 +161,16 @@ def test_a_known_vulnerable_pin_fails_the_real_audit(tmp_path: Path) -> None:
     assert "jinja2" in result.stdout
     assert ("python: jinja2 3.1.2: " in result.stdout and "fixed in 3.1." in result.stdout) \
         or "not audited: python: 1 of 1 packages not audited" in result.stdout, result.stdout
+
+
+def test_installed_packages_carry_their_bytecode() -> None:
+    """The Makefile's uv installs compile .pyc files, as pip does: where PYTHONDONTWRITEBYTECODE is set
+    (this machine, CI), nothing else writes them, and each of the tests' processes that imports torch
+    would compile it again, about 5 s more an import."""
+    import importlib.util
+
+    import mkdocs
+    import torch
+
+    for module in (torch, mkdocs, torch.nn.functional):
+        assert Path(importlib.util.cache_from_source(module.__file__)).is_file(), module.__name__
