@@ -14,9 +14,9 @@ Run from the repository root (under a minute with warm Inductor directories):
 2. The outer-loop fusion check. Inductor's C++ scheduler fuses the forward's three nodes into one
    OuterLoopFusedSchedulerNode, but code generation asks check_outer_fusion_loop_level_attr
    whether the nodes' outer loops agree (variable, size, offset, step). In the forward they do
-   not (the rsqrt loop over the 64 rows is vectorised 16 rows at a time, the other two step by 1),
-   so codegen falls back to one loop nest per node; in the backward the check passes and the two
-   row-wise nodes share one loop over the rows.
+   not (the rsqrt loop over the 64 rows steps by the float lanes of the vector ISA Inductor picks,
+   16 with AVX-512; the other two step by 1), so codegen falls back to one loop nest per node; in
+   the backward the check passes and the two row-wise nodes share one loop over the rows.
 3. A chain of 20 RMSNorms, each followed by a multiply, compiles to one Triton kernel launched
    once. The CPU wheel has no triton package, so the wrapper is generated for Inductor's Triton
    backend on CPU tensors with more_stages.py's stand-in for triton_hash_with_backend, and kept as
@@ -131,7 +131,7 @@ def outer_loop_fusion() -> dict:
     with fresh_compiles(), spy(OuterLoopFusedSchedulerNode, "check_outer_fusion_loop_level_attr", record):
         out = torch.compile(rms_norm)(x, w)
         out.sum().backward()
-    # The vectorized row loop steps by the float lanes of the CPU's vector ISA: 16 with AVX-512, 8 with AVX2.
+    # The vectorized row loop steps by the float lanes of the ISA Inductor picks: 16 with AVX-512, 8 with AVX2.
     return {"forward": seen[0], "backward": seen[1], "checks": len(seen), "lanes": pick_vec_isa().nelements()}
 # --8<-- [end:outer_loop]
 
