@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser import new_page, scheme, serve
+from browser import attributes, new_page, scheme, serve
 from figure_text import MIN_PX, measure
 from playwright.sync_api import Browser, Locator, Page
 from support import ROOT, Site
@@ -62,29 +62,29 @@ def _set(root: Locator, sc: dict) -> None:
 
 def _check_scenario(root: Locator, trace: dict) -> None:
     sc, tl = trace["inputs"], trace["timeline"]
+    shown = attributes(root)
     cap = "unset" if sc["bucket_cap_mb"] is None else f"{sc['bucket_cap_mb']:g}"
-    assert [root.get_attribute(f"data-{k}") for k in ("cap", "layers", "width", "batch",
-                                                     "iteration")] == \
+    assert [shown[f"data-{k}"] for k in ("cap", "layers", "width", "batch", "iteration")] == \
         [cap, str(sc["layers"]), str(sc["width"]), str(sc["batch"]), str(sc["iteration"])]
     buckets = tl["buckets"]
-    assert root.get_attribute("data-bucket-bytes") == ",".join(str(b["bytes"]) for b in buckets)
-    assert root.get_attribute("data-bucket-params") == \
-        "|".join(" ".join(map(str, b["params"])) for b in buckets)
+    assert shown["data-bucket-bytes"] == ",".join(str(b["bytes"]) for b in buckets)
+    assert shown["data-bucket-params"] == "|".join(" ".join(map(str, b["params"])) for b in buckets)
     for attr, key in (("launch-ms", "launch_ms"), ("start-ms", "start_ms"), ("done-ms", "done_ms")):
-        assert _floats(root.get_attribute(f"data-{attr}")) == [b[key] for b in buckets], attr
+        assert _floats(shown[f"data-{attr}"]) == [b[key] for b in buckets], attr
     for key in ("compute_ms", "backward_ms", "exposed_ms"):
-        assert float(root.get_attribute(f"data-{key.replace('_', '-')}")) == tl[key], key
-    assert int(root.get_attribute("data-event-count")) == len(trace["events"])
-    assert root.get_attribute("data-event") == "0"
-    assert len(root.locator(".bt-tiles li").all()) == len(buckets)
+        assert float(shown[f"data-{key.replace('_', '-')}"]) == tl[key], key
+    assert int(shown["data-event-count"]) == len(trace["events"])
+    assert shown["data-event"] == "0"
+    assert root.locator(".bt-tiles li").count() == len(buckets)
 
 
 def _check_event(root: Locator, event: dict, index: int) -> None:
-    assert root.get_attribute("data-event") == str(index)
-    assert root.get_attribute("data-event-kind") == event["kind"]
-    assert float(root.get_attribute("data-event-ms")) == event["t_ms"]
-    assert root.get_attribute("data-bucket-states") == ",".join(event["states"])
-    assert root.get_attribute("data-ready-bytes") == ",".join(map(str, event["ready_bytes"]))
+    shown = attributes(root)
+    assert shown["data-event"] == str(index)
+    assert shown["data-event-kind"] == event["kind"]
+    assert float(shown["data-event-ms"]) == event["t_ms"]
+    assert shown["data-bucket-states"] == ",".join(event["states"])
+    assert shown["data-ready-bytes"] == ",".join(map(str, event["ready_bytes"]))
 
 
 VIEWS = [(390, "light"), (390, "dark"), (1280, "light"), (1280, "dark")]

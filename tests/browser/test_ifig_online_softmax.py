@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser import new_page, serve, switch_palette
+from browser import attributes, new_page, serve, switch_palette
 from figure_text import MIN_PX, measure
 from playwright.sync_api import Browser, expect
 from support import ROOT, Site
@@ -30,22 +30,22 @@ def _floats(attr: str) -> list[float]:
 
 def _expect_state(fig, i: int) -> None:
     """The figure shows state i of the trace: 0 before the loop, 1..n after each block, n+1 the epilogue."""
-    steps = TRACE["steps"]
-    assert fig.get_attribute("data-step") == str(i)
+    steps, shown = TRACE["steps"], attributes(fig)
+    assert shown["data-step"] == str(i)
     if i == 0:
-        assert fig.get_attribute("data-phase") == "init"
-        assert fig.get_attribute("data-m") == ",".join(["-inf"] * TRACE["block_m"])
+        assert shown["data-phase"] == "init"
+        assert shown["data-m"] == ",".join(["-inf"] * TRACE["block_m"])
     elif i <= len(steps):
         st = steps[i - 1]
-        assert fig.get_attribute("data-phase") == "block"
-        assert fig.get_attribute("data-n-block") == str(st["n_block"])
-        assert _floats(fig.get_attribute("data-m")) == st["m"]
-        assert _floats(fig.get_attribute("data-l")) == st["l"]
+        assert shown["data-phase"] == "block"
+        assert shown["data-n-block"] == str(st["n_block"])
+        assert _floats(shown["data-m"]) == st["m"]
+        assert _floats(shown["data-l"]) == st["l"]
         if not st["is_first"]:
-            assert _floats(fig.get_attribute("data-alpha")) == st["alpha"]
+            assert _floats(shown["data-alpha"]) == st["alpha"]
     else:
-        assert fig.get_attribute("data-phase") == "epilogue"
-        assert _floats(fig.get_attribute("data-m")) == steps[-1]["m"]
+        assert shown["data-phase"] == "epilogue"
+        assert _floats(shown["data-m"]) == steps[-1]["m"]
 
 
 @pytest.mark.parametrize("palette", ["default", "slate"])
