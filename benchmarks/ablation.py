@@ -86,7 +86,6 @@ def off(mechanism: str) -> dict[str, object]:
 BUILD_VARIANTS = [
     Variant("all", "every mechanism on"),
     Variant("defer_excerpts", "listings convert each excerpt only when a template reads it", off("defer_excerpts")),
-    Variant("read_git_history", "one git log per build for the git-revision-date plugin", off("read_git_history")),
     Variant("reuse_renders", "serve: an unchanged page's Markdown is not converted again", off("reuse_renders")),
     Variant("build_cache", "cards, reading times, math, diagrams, chunks kept by content hash", {"cache": False}),
     Variant("background_index", "serve: Pagefind indexes after the reload, not before", off("background_index")),

@@ -15,7 +15,6 @@ class SpeedConfig(base.Config):
     is kept only while benchmarks/ablation-report.md shows it pays."""
 
     defer_excerpts = c.Type(bool, default=True)  # listings convert an excerpt only if a template reads it
-    read_git_history = c.Type(bool, default=True)  # one git log per build for the git-revision-date plugin
     reuse_renders = c.Type(bool, default=True)  # serve: unchanged pages are not converted again
     background_index = c.Type(bool, default=True)  # serve: Pagefind indexes after the reload
     reuse_scans = c.Type(bool, default=True)  # serve: an unchanged page is not scanned for external loads again
@@ -34,4 +33,7 @@ class SiteConfig(base.Config):
     # The committed list of published URLs, beside mkdocs.yml; a site without one is not checked.
     urls_manifest = c.Type(str, default="urls.txt")
     check_urls = c.Type(bool, default=True)  # off only while `python -m mlblog urls` rewrites the manifest
+    # Pages (globs of their paths under docs/) printed without a "Last update" line: the index pages,
+    # which change with every post, not with their own text.
+    undated = c.Type(list, default=["index.md", "blog/category/index.md", "blog/archive/index.md"])
     speed = c.SubConfig(SpeedConfig)

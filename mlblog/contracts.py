@@ -22,8 +22,6 @@ from .pages.markup import LANDMARKS
 from .posts.collection import Listing, Posts
 
 RSS_PAGE_LIST = "pages_to_filter"  # mkdocs-rss-plugin's page list, kept across serve rebuilds
-GIT_DATES = "git-revision-date-localized"
-GIT_DATE_KEY = "git_revision_date_localized"
 
 
 # --- Material's blog plugin ------------------------------------------------------------------------
@@ -60,24 +58,6 @@ def tab_of(page_url: str, nav: Any) -> str | None:
             urls.append(item.url)
     matches = [url for url in urls if page_url.startswith(url)]
     return max(matches, key=len) if matches else None
-
-
-# --- the git-revision-date plugin ---------------------------------------------------------------------
-
-def pin_git_date(page: Any, config: Any) -> None:
-    """A page the plugin could not date from git (an uncommitted file) got the clock's time; it gets the
-    build's pinned time instead (SOURCE_DATE_EPOCH)."""
-    from mkdocs.utils import get_build_datetime
-
-    plugin = config.plugins.get(GIT_DATES)
-    if plugin is None or GIT_DATE_KEY not in page.meta or page.meta.get(f"{GIT_DATE_KEY}_hash"):
-        return
-    locale = plugin.config.get("locale") or "en"
-    stamp = int(get_build_datetime().timestamp())
-    page.meta[GIT_DATE_KEY] = plugin.util.get_date_formats_for_timestamp(stamp, locale=locale, add_spans=True)[
-        plugin.config["type"]]
-    for kind, text in plugin.util.get_date_formats_for_timestamp(stamp, locale=locale, add_spans=False).items():
-        page.meta[f"{GIT_DATE_KEY}_raw_{kind}"] = text
 
 
 # --- the redirects plugin -------------------------------------------------------------------------------
@@ -144,7 +124,6 @@ def _theme_text(pattern: str, *needles: str) -> Callable[[], bool]:
 
 
 BLOG = "material.plugins.blog"
-GIT_PLUGIN = "mkdocs_git_revision_date_localized_plugin"
 DETAILS: list[Detail] = [
     Detail("Material's blog plugin keeps its published posts in .blog.posts and its listing views "
            "(structure.Category, structure.Archive with .name, .url, .posts) in .blog.views",
@@ -154,10 +133,6 @@ DETAILS: list[Detail] = [
            "contracts.set_readtime", _source_has(f"{BLOG}.plugin", "BlogPlugin", "if not page.config.readtime")),
     Detail("mkdocs-rss-plugin keeps its page list in .pages_to_filter across serve rebuilds",
            "plugin.on_pre_build", _source_has("mkdocs_rss_plugin.plugin", "GitRssPlugin", RSS_PAGE_LIST)),
-    Detail("the git-revision-date plugin writes git_revision_date_localized (and _hash, _raw_<kind>) into "
-           "page.meta and formats dates with util.get_date_formats_for_timestamp", "contracts.pin_git_date",
-           _source_has(f"{GIT_PLUGIN}.plugin", "GitRevisionDateLocalizedPlugin", 'page.meta[f"{variable}_hash"]'),
-           _has(f"{GIT_PLUGIN}.util", "Util.get_date_formats_for_timestamp")),
     Detail("the redirects plugin keeps the pages a redirect may point to in .doc_pages",
            "contracts.redirect_pages", _source_has("mkdocs_redirects.plugin", "RedirectPlugin", "self.doc_pages")),
     Detail("MkDocs' LiveReloadServer: builder, serve_request, set_app, RequestHandlerClass, _epoch_cond, "
@@ -170,6 +145,8 @@ DETAILS: list[Detail] = [
            _theme_file("assets/stylesheets/main.*.min.css", "assets/stylesheets/palette.*.min.css")),
     Detail("Material's article element is <article class=\"md-content__inner md-typeset\"> (search marks it)",
            "pages/search.mark_indexed", _theme_text("base.html", 'class="md-content__inner md-typeset"')),
+    Detail("Material's partials/source-file.html prints page.meta.revision_date as the \"Last update\" line",
+           "plugin._pin_page_date", _theme_text("partials/source-file.html", "page.meta.revision_date")),
     Detail("Material's landmarks carry the classes pages/markup.LANDMARKS names", "pages/markup.label_landmarks",
            _theme_text("**/*.html", *(f'class="{cls}"' for _, cls in LANDMARKS))),
     Detail("Material 9.8.1's partials/search.html, copied to overrides/partials/search.html",
@@ -186,12 +163,6 @@ DETAILS: list[Detail] = [
     Detail("MkDocs' Page.render(config, files) sets .content, .toc and ._title_from_render", "speed/renders.py",
            _source_has("mkdocs.structure.pages", "Page", "def render(self, config: MkDocsConfig, files: Files)",
                        "self.content = md.convert(", "self.toc = get_toc(", "self._title_from_render =")),
-    Detail("the git-revision-date plugin asks git only for files missing from .last_revision_commits and "
-           ".created_commits, and keeps tags in util.tag_cache", "speed/git_history.py",
-           _source_has(f"{GIT_PLUGIN}.plugin", "GitRevisionDateLocalizedPlugin",
-                       "self.last_revision_commits[src_uri]", "self.created_commits[src_uri]",
-                       "if not self.last_revision_commits"),
-           _source_has(f"{GIT_PLUGIN}.util", "Util", "self.tag_cache")),
     Detail("Material's script bundle is the one assets/javascripts/bundle.*.min.js, with a .map beside it",
            "publish/scripts.py",
            _theme_file("assets/javascripts/bundle.*.min.js", "assets/javascripts/bundle.*.min.js.map")),

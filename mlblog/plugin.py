@@ -3,12 +3,13 @@
 The core (posts/, render/, pages/, publish/) imports no MkDocs. ``on_config`` makes one ``Build`` (the
 state of one build, closed however the build ends); each event calls the passes one per line, in the
 order they must run. Priorities only interleave with other plugins: Material's blog plugin (-50 for
-files and page Markdown), mkdocs-rss-plugin (page content at -75, feeds written at 0), the
-git-revision-date plugin (files and page Markdown at 0) and the redirects plugin (post-build).
+files and page Markdown), mkdocs-rss-plugin (page content at -75, feeds written at 0) and the
+redirects plugin (post-build).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import subprocess
@@ -30,13 +31,13 @@ from .posts.collection import Posts
 from .posts.problems import Problem, Stop, format_problems
 from .posts.rules import check_all
 from .posts.schema import CATEGORIES, POSTS_DIR, Post
-from .publish import cards, citation, feeds, lead_figures, metadata, stylesheets, urls
+from .publish import cards, citation, feeds, lead_figures, metadata, revisions, stylesheets, urls
 from .publish import scripts as published_scripts
 from .render.cache import Cache, key
 from .render.diagrams import DiagramRenderer
 from .render.math import STYLESHEET, MathRenderer
 from .serve import report_failed_rebuilds
-from .speed import excerpts, git_history, renders
+from .speed import excerpts, renders
 from .speed.scans import ScanMemo
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ class Build:
         self.stylesheet = ("", "")  # its path in the site, its CSS
         self.excerpt_counts = excerpts.Counts()
         self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
+        self.last_changes: dict[str, int | None] = {}  # by page file: its last commit, None if git has none
 
     def close(self) -> None:
         self.math.close()
@@ -192,12 +194,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         for problem in problems:
             log.warning(str(problem))
         self.build.posts = Posts(records)
-        return files
-
-    @event_priority(10)  # before the git-revision-date plugin's on_files (0)
-    def _read_git_history(self, files: Files, *, config: MkDocsConfig) -> Files:
-        if self.config.speed.read_git_history:
-            log.debug(f"dated {git_history.fill(files, config)} pages from one git log")
+        self._date_pages(files)
         return files
 
     @event_priority(-60)  # after the blog plugin (-50) has resolved its posts and their URLs
@@ -231,6 +228,14 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 if post.meta.template is None:  # the site's post.html, not Material's blog-post.html
                     file.page.meta["template"] = "post.html"
 
+    def _date_pages(self, files: Files) -> None:
+        """Each page written in docs/ (the blog plugin has not added its listings yet), but those the
+        settings leave undated, is dated by its source file's last commit, from one git log."""
+        dated = {file.src_uri: Path(file.abs_src_path) for file in files.documentation_pages()
+                 if file.abs_src_path and not any(fnmatch.fnmatch(file.src_uri, glob) for glob in self.config.undated)}
+        found = revisions.last_changes(self.build.docs_dir, dated.values())
+        self.build.last_changes = {uri: found.get(path) for uri, path in dated.items()}
+
     def _take_own_sheets(self, files: Files, config: MkDocsConfig) -> None:
         """extra_css files leave the site's files: they are published inside the one stylesheet only."""
         for path in self.build.extra_css:
@@ -243,7 +248,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             self.build.own_sheets.append(Path(file.abs_src_path))
             files.remove(file)
 
-    on_files = CombinedEvent(_check_posts, _read_git_history, _after_blog)
+    on_files = CombinedEvent(_check_posts, _after_blog)
 
     def on_env(self, env: Environment, *, config: MkDocsConfig, files: Files) -> Environment:
         # Every page's content is rendered by now: a formula or diagram that failed stops the build
@@ -284,12 +289,13 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     # --- pages ------------------------------------------------------------------------------------
 
-    @event_priority(-100)  # after the git-revision-date plugin (0) has dated the page
     def _pin_page_date(self, markdown: str, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         post = self.build.posts.record(page.file.src_uri)
         if post is not None:  # never after the build: a post dated in the future is only a warning
             page.update_date = min(post.modified.date(), get_build_datetime().date()).isoformat()
-        contracts.pin_git_date(page, config)
+        if page.file.src_uri in self.build.last_changes:  # Material prints it as the "Last update" line
+            stamp = self.build.last_changes[page.file.src_uri] or int(get_build_datetime().timestamp())
+            page.meta["revision_date"] = revisions.last_update_html(stamp)
         return markdown
 
     @event_priority(-1000)  # last: the reuse key is the page's final Markdown

@@ -14,7 +14,7 @@ from pathlib import Path
 from support import MKDOCS_ENV, Site
 
 GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
-REVISION_DATE = re.compile(r'(<span class="git-revision-date-localized-plugin[^"]*" title=")[^"]*(">)[^<]*(</span>)')
+REVISION_DATE = re.compile(r'(<time class="last-update" datetime=")[^"]*(">)[^<]*(</time>)')
 
 
 def files_of(site_dir: Path) -> list[str]:

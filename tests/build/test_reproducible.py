@@ -23,7 +23,7 @@ ENV = {k: v for k, v in MKDOCS_ENV.items() if k != "SOURCE_DATE_EPOCH"} | {
     "GIT_AUTHOR_NAME": "Editor", "GIT_AUTHOR_EMAIL": "editor@example.invalid",
     "GIT_COMMITTER_NAME": "Editor", "GIT_COMMITTER_EMAIL": "editor@example.invalid",
 }
-REVISION_DATE = re.compile(r'(<span class="git-revision-date-localized-plugin[^"]*" title=")[^"]*(">)[^<]*(</span>)')
+REVISION_DATE = re.compile(r'(<time class="last-update" datetime=")[^"]*(">)[^<]*(</time>)')
 
 
 def git(*args: str, cwd: Path, date: str | None = None) -> str:

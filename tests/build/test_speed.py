@@ -1,7 +1,6 @@
 """The build's shortcuts change nothing but its speed.
 
-* mlblog/speed/git_history.py answers exactly as the git-revision-date plugin's own per-file git
-  calls, renames, re-additions, tags and uncommitted files included, and a build runs one ``git log``;
+* a build dates its pages with one ``git log`` (mlblog/publish/revisions.py), not one per page;
 * mlblog/speed/excerpts.py: listings convert no excerpt (nor build its parser) unless a template
   prints one, and one that does gets Material's own output;
 * the cards' cache key holds every input;
@@ -38,7 +37,7 @@ def counting_git(folder: Path, log: Path) -> dict[str, str]:
     return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
 
 
-SLOW = {"cache": False, "speed": {"defer_excerpts": False, "read_git_history": False, "reuse_renders": False,
+SLOW = {"cache": False, "speed": {"defer_excerpts": False, "reuse_renders": False,
                                   "background_index": False, "reuse_scans": False}}
 
 
@@ -87,23 +86,20 @@ def committed_fixture(tmp_path: Path) -> Site:
 def test_the_shortcuts_change_no_byte(tmp_path: Path) -> None:
     site = committed_fixture(tmp_path)
     cache = tmp_path / "cache"
-    fast_log, slow_log = tmp_path / "git-fast.log", tmp_path / "git-slow.log"
+    fast_log = tmp_path / "git-fast.log"
     cold = build(site, tmp_path / "cold", {"cache_dir": str(cache)}, **counting_git(tmp_path / "g1", fast_log))
     warm = build(site, tmp_path / "warm", {"cache_dir": str(cache)})
-    build(site, tmp_path / "slow", SLOW, **counting_git(tmp_path / "g2", slow_log))
+    build(site, tmp_path / "slow", SLOW)
     assert (cache / "cards").is_dir() and (cache / "readtime").is_dir()
     assert differing(tmp_path / "cold", tmp_path / "slow") == []
     assert differing(tmp_path / "warm", tmp_path / "slow") == []
     # Dated from git (not only from the fallback): a commit's day is on a post's page.
     about = (tmp_path / "cold" / "about" / "index.html").read_text()
-    assert re.search(r'git-revision-date-localized-plugin-date"[^>]*>[A-Z][a-z]+ \d+, 2023<', about)
-    # One history walk, not two per page: `git log` runs once for the pages, once for the site's
-    # revision (the plugin) and once for SOURCE_DATE_EPOCH (the site's plugin).
+    assert re.search(r'<time class="last-update" datetime="2023-[^"]+">[A-Z][a-z]+ \d+, 2023<', about)
+    # One history walk, not one per page: `git log` runs once for the pages and once for
+    # SOURCE_DATE_EPOCH.
     fast_logs = [line for line in fast_log.read_text().splitlines() if " log " in f" {line} "]
-    slow_logs = [line for line in slow_log.read_text().splitlines() if " log " in f" {line} "]
-    pages = len(list(site.docs.rglob("*.md")))
-    assert len(fast_logs) <= 4, fast_logs
-    assert len(slow_logs) >= pages, slow_logs
+    assert len(fast_logs) == 2 < len(list(site.docs.rglob("*.md"))), fast_logs
     # The listings converted no excerpt (none is printed), in either cache state, so no excerpt
     # parser was built either.
     assert re.search(r"listings converted 0 excerpts \(parsers: 0 of [1-9]\d* built\)", cold)

@@ -1,5 +1,5 @@
-"""The build's shortcuts, in-process: the one git log answers as the git-revision-date plugin's own
-per-file calls; the cards' cache key holds every input; the markup repairs, run only near their
+"""In-process: the one git log dates each page as git's own per-file query would; the cards' cache key
+holds every input; the markup repairs, run only near their
 attributes, equal running them everywhere.
 (Whole builds with and without the shortcuts: tests/build/test_speed.py.)"""
 
@@ -10,16 +10,15 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mkdocs_git_revision_date_localized_plugin.util import Util
 from support import commit, git
 
 from mlblog.pages import markup as repair_markup
 from mlblog.publish import cards as social_cards
+from mlblog.publish import revisions
 from mlblog.render.cache import Cache
-from mlblog.speed import git_history as read_git_history
 
 
-def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
+def test_one_log_dates_each_file_as_git_log_follow_does(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "docs" / "sub").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "main")
@@ -30,8 +29,6 @@ def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
     (repo / "docs" / "kept.md").write_text(f"# kept, edited\n{body}")
     (repo / "docs" / "spaced.md").write_text(f"# spaced.md \n{body}\n\n")  # whitespace only
     commit(repo, "edit", 1_000_100_000)
-    git(repo, "tag", "v1")
-    git(repo, "tag", "-a", "annotated", "-m", "an annotated tag")
     git(repo, "mv", "docs/renamed.md", "docs/renamed-now.md")
     commit(repo, "rename", 1_000_200_000)
     git(repo, "mv", "docs/moved-and-edited.md", "docs/sub/moved.md")
@@ -43,21 +40,20 @@ def test_one_log_answers_as_the_plugin_asks_per_file(tmp_path: Path) -> None:
     commit(repo, "re-add", 1_000_500_000)
     (repo / "docs" / "new.md").write_text("# never committed\n")
 
-    history = read_git_history.History(read_git_history.git(
-        str(repo), "log", "-M", "--name-status", "--no-show-signature", f"--format={read_git_history.COMMIT}%H %at"))
-    util = Util({"enable_git_follow": True, "fallback_to_build_date": True}, str(repo))
-    names = sorted(p.relative_to(repo).as_posix() for p in (repo / "docs").rglob("*.md"))
-    assert len(names) == 7
-    for name in names:
-        if name == "docs/new.md":  # left to the plugin, whose fallback is the build date
-            assert history.last_revision(name) is None and history.creation(name) is None
-            continue
-        assert history.last_revision(name) == util.get_git_commit_timestamp(str(repo / name)), name
-        assert history.creation(name) == util.get_git_commit_timestamp(str(repo / name), is_first_commit=True), name
-    tags = read_git_history.tags_by_commit(str(repo))
-    for sha, _ in history.commits:
-        assert tags.get(sha, "") == util._lookup_tag_name_for_commit(sha)
-    assert set(tags.values()) == {"annotated"}  # the first name, as `git tag --points-at` lists them
+    files = sorted((repo / "docs").rglob("*.md"))
+    assert len(files) == 7
+    dated = revisions.last_changes(repo / "docs", files)
+    for file in files:
+        # What git answers for one file: its last commit that was not a pure rename.
+        alone = git(repo, "log", "--follow", "--diff-filter=r", "-n", "1", "--format=%at", "--", str(file)).strip()
+        assert dated.get(file) == (int(alone) if alone else None), file.name
+    assert repo / "docs" / "new.md" not in dated  # never committed: the build dates it
+    assert dated[repo / "docs" / "renamed-now.md"] == 1_000_000_000  # a pure rename is no change
+    assert dated[repo / "docs" / "sub" / "moved.md"] == 1_000_300_000  # a rename with edits is one
+    assert dated[repo / "docs" / "gone.md"] == 1_000_500_000
+    assert revisions.last_changes(tmp_path, files) == {}  # not a repository: the build dates every page
+    assert revisions.last_update_html(1_000_300_000) == \
+        '<time class="last-update" datetime="2001-09-12">September 12, 2001</time>'
 
 
 def test_cards_come_from_the_cache_under_every_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
