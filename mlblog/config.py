@@ -35,5 +35,5 @@ class SiteConfig(base.Config):
     check_urls = c.Type(bool, default=True)  # off only while `python -m mlblog urls` rewrites the manifest
     # Pages (globs of their paths under docs/) printed without a "Last update" line: the index pages,
     # which change with every post, not with their own text.
-    undated = c.Type(list, default=["index.md", "blog/category/index.md", "blog/archive/index.md"])
+    no_last_update = c.ListOfItems(c.Type(str), default=["index.md", "blog/category/index.md", "blog/archive/index.md"])
     speed = c.SubConfig(SpeedConfig)

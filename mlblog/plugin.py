@@ -74,7 +74,7 @@ class Build:
         self.stylesheet = ("", "")  # its path in the site, its CSS
         self.excerpt_counts = excerpts.Counts()
         self.lead_figures: dict[str, lead_figures.LeadFigure | None] = {}  # by post file
-        self.last_changes: dict[str, int | None] = {}  # by page file: its last commit, None if git has none
+        self.last_changes: dict[str, int | None] = {}  # by page file: its last commit's author time, or None
 
     def close(self) -> None:
         self.math.close()
@@ -230,10 +230,12 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def _date_pages(self, files: Files) -> None:
         """Each page written in docs/ (the blog plugin has not added its listings yet), but those the
-        settings leave undated, is dated by its source file's last commit, from one git log."""
-        dated = {file.src_uri: Path(file.abs_src_path) for file in files.documentation_pages()
-                 if file.abs_src_path and not any(fnmatch.fnmatch(file.src_uri, glob) for glob in self.config.undated)}
+        settings leave out, is dated by its source file's last commit, from one git log."""
+        dated = {file.src_uri: Path(file.abs_src_path) for file in files.documentation_pages() if file.abs_src_path
+                 and not any(fnmatch.fnmatchcase(file.src_uri, glob) for glob in self.config.no_last_update)}
         found = revisions.last_changes(self.build.docs_dir, dated.values())
+        if dated and not found:
+            log.info("git dates no page here: every page's \"Last update\" is the build's date")
         self.build.last_changes = {uri: found.get(path) for uri, path in dated.items()}
 
     def _take_own_sheets(self, files: Files, config: MkDocsConfig) -> None:
@@ -294,7 +296,8 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if post is not None:  # never after the build: a post dated in the future is only a warning
             page.update_date = min(post.modified.date(), get_build_datetime().date()).isoformat()
         if page.file.src_uri in self.build.last_changes:  # Material prints it as the "Last update" line
-            stamp = self.build.last_changes[page.file.src_uri] or int(get_build_datetime().timestamp())
+            stamp = self.build.last_changes[page.file.src_uri]
+            stamp = int(get_build_datetime().timestamp()) if stamp is None else stamp
             page.meta["revision_date"] = revisions.last_update_html(stamp)
         return markdown
 

@@ -1,10 +1,12 @@
 """When each page last changed, from one ``git log`` of the repository: the "Last update" line under a
 post or a page.
 
-A page's date is its source file's last commit that changed it (a pure rename does not count, as
-``git log --follow --diff-filter=r -n 1 -- path`` answers), read for every file from one log instead
-of two git calls per page. A file git does not know (uncommitted, outside the repository, or no
-repository at all) is dated by the build (SOURCE_DATE_EPOCH, else the clock). Dates are in UTC.
+A page's date is the author time of the last commit that changed its source file, following renames,
+read for every file from one log instead of git calls per page. A pure rename is no change (as
+``git log --follow --diff-filter=r`` sees it); a rename with edits is one (that filter would skip it
+too, and date the page by the commit before). The plugin dates a file git does not know (uncommitted,
+outside the repository, or no repository at all) by the build (SOURCE_DATE_EPOCH, else the clock).
+Dates are printed in UTC, with English month names.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class History:
         return seen
 
     def last_revision(self, path: str) -> tuple[str, int] | None:
-        """As ``git log --follow --diff-filter=r -n 1 -- path``: a pure rename does not count."""
+        """The newest commit that changed path, following renames; a pure rename does not count."""
         return next((self.commits[index] for index, status in self._walk(path) if status != "R"), None)
 
 
@@ -70,16 +72,16 @@ def git(folder: Path, *args: str) -> str | None:
 
 
 def last_changes(folder: Path, files: Iterable[Path]) -> dict[Path, int]:
-    """The time (seconds since the epoch) of each file's last commit, for the files git knows."""
+    """For each file git knows: the author time (seconds since the epoch) of the last commit that changed it."""
     top = git(folder, "rev-parse", "--show-toplevel")
     text = git(folder, *LOG_ARGS) if top is not None else None
     if top is None or text is None:
         return {}  # not a repository (or one without commits): every page takes the build's date
-    top_dir, history, found = os.path.realpath(top.strip()), History(text), {}
+    top_dir, history, found = Path(os.path.realpath(top.strip())), History(text), {}
     for file in files:
-        real = os.path.realpath(file)
-        if real.startswith(top_dir + os.sep):
-            revision = history.last_revision(Path(real).relative_to(top_dir).as_posix())
+        real = Path(os.path.realpath(file))
+        if real.is_relative_to(top_dir):
+            revision = history.last_revision(real.relative_to(top_dir).as_posix())
             if revision is not None:
                 found[file] = revision[1]
     return found

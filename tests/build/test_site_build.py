@@ -134,10 +134,10 @@ def test_last_updated_date_comes_from_the_last_commit(tmp_path: Path) -> None:
     assert src.build().returncode == 0
     assert revision_date(src.html("blog/2025/03/04/a-fixture-post")) == "February 3, 2024"
     assert revision_date(src.html("about")) == "May 6, 2024"
-    # The category index changes with every post, not with its text: the plugin's `undated` leaves it
-    # without a "Last update" line, which it has once the setting leaves it out.
+    # The category index changes with every post, not with its text: the plugin's `no_last_update`
+    # leaves it without a "Last update" line, which it has once the setting leaves it out.
     assert "last-update" not in src.html("blog/category")
-    src.configure(undated=[])
+    src.configure(no_last_update=[])
     assert src.build().returncode == 0
     assert revision_date(src.html("blog/category")) == "February 3, 2024"
     # A shallow clone (a CI checkout) has only the last commit: the build still succeeds, and the

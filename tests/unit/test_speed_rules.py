@@ -24,15 +24,16 @@ def test_one_log_dates_each_file_as_git_log_follow_does(tmp_path: Path) -> None:
     git(repo, "init", "-q", "-b", "main")
     body = "".join(f"line {n} of a file long enough for git to see a rename\n" for n in range(30))
     for name in ("kept.md", "renamed.md", "moved-and-edited.md", "spaced.md", "gone.md", "sub/deep.md"):
-        (repo / "docs" / name).write_text(f"# {name}\n{body}")
+        # Each file its own text, so that git finds no other file a renamed one could be a copy of.
+        (repo / "docs" / name).write_text(f"# {name}\n{body.replace('line', name)}")
     commit(repo, "first", 1_000_000_000)
-    (repo / "docs" / "kept.md").write_text(f"# kept, edited\n{body}")
-    (repo / "docs" / "spaced.md").write_text(f"# spaced.md \n{body}\n\n")  # whitespace only
+    (repo / "docs" / "kept.md").write_text(f"# kept, edited\n{body.replace('line', 'kept.md')}")
+    (repo / "docs" / "spaced.md").write_text(f"# spaced.md \n{body.replace('line', 'spaced.md')}\n\n")  # whitespace
     commit(repo, "edit", 1_000_100_000)
     git(repo, "mv", "docs/renamed.md", "docs/renamed-now.md")
     commit(repo, "rename", 1_000_200_000)
     git(repo, "mv", "docs/moved-and-edited.md", "docs/sub/moved.md")
-    (repo / "docs" / "sub" / "moved.md").write_text(f"# moved\n{body}extra\n")
+    (repo / "docs" / "sub" / "moved.md").write_text(f"# moved\n{body.replace('line', 'moved-and-edited.md')}extra\n")
     commit(repo, "rename and edit", 1_000_300_000)
     (repo / "docs" / "gone.md").unlink()
     commit(repo, "delete", 1_000_400_000)
@@ -43,13 +44,17 @@ def test_one_log_dates_each_file_as_git_log_follow_does(tmp_path: Path) -> None:
     files = sorted((repo / "docs").rglob("*.md"))
     assert len(files) == 7
     dated = revisions.last_changes(repo / "docs", files)
+    moved = repo / "docs" / "sub" / "moved.md"
     for file in files:
-        # What git answers for one file: its last commit that was not a pure rename.
+        # What git answers for one file: its last commit that was not a rename.
         alone = git(repo, "log", "--follow", "--diff-filter=r", "-n", "1", "--format=%at", "--", str(file)).strip()
-        assert dated.get(file) == (int(alone) if alone else None), file.name
+        assert dated.get(file) == (int(alone) if alone else None) or file == moved, file.name
+    # A rename with edits is a change here, where git's filter skips every rename, edited or not.
+    assert git(repo, "log", "--follow", "-n", "1", "--format=%at", "--name-status", "--", str(moved)).startswith(
+        "1000300000\n\nR0")
+    assert dated[moved] == 1_000_300_000
     assert repo / "docs" / "new.md" not in dated  # never committed: the build dates it
     assert dated[repo / "docs" / "renamed-now.md"] == 1_000_000_000  # a pure rename is no change
-    assert dated[repo / "docs" / "sub" / "moved.md"] == 1_000_300_000  # a rename with edits is one
     assert dated[repo / "docs" / "gone.md"] == 1_000_500_000
     assert revisions.last_changes(tmp_path, files) == {}  # not a repository: the build dates every page
     assert revisions.last_update_html(1_000_300_000) == \
