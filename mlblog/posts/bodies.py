@@ -22,6 +22,7 @@ FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 SNIPPET_LINE_RE = re.compile(r"""^\s*(;*)-+8<-+[ \t]+(["'])(.+?)\2\s*$""")
 SNIPPET_BLOCK_RE = re.compile(r"^\s*(;*)-+8<-+\s*$")
 SNIPPET_SPEC_RE = re.compile(r"^(.*?)(?::(-?\d*(?::-?\d*)?(?:,[-\d:]+)*)|:([a-z][-_0-9a-z]*))?$", re.IGNORECASE)
+HEADING_RE = re.compile(r"#\s+\S")  # a level-1 ATX heading
 INLINE_CODE_RE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 LINK_RE = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*)?\)")
 REF_DEF_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)")
@@ -94,6 +95,9 @@ def snippet_lines(text: str) -> Iterator[tuple[int, str, list[str], bool]]:
     two ``--8<--`` lines (';' escapes)."""
     in_block = False
     for number, line in enumerate(text.splitlines()):
+        if not in_block and "8<" not in line:  # most lines: neither regex below can match
+            yield number, line, [], False
+            continue
         block = SNIPPET_BLOCK_RE.match(line)
         if block and not block.group(1):
             in_block = not in_block
@@ -148,11 +152,17 @@ def blank_code(body: str) -> str:
             in_fence = fence.group(1) if in_fence is None else None
             out.append("")
             continue
-        out.append("" if in_fence is not None else INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line))
+        if in_fence is not None:
+            line = ""
+        elif "`" in line:
+            line = INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line)
+        out.append(line)
     return "\n".join(out)
 
 
 def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> list[Problem]:
+    if "](" not in line and "]:" not in line:  # neither a link nor a reference definition
+        return []
     problems = []
     text = INLINE_CODE_RE.sub("", line)
     for target in LINK_RE.findall(text) + REF_DEF_RE.findall(text):
@@ -203,7 +213,7 @@ def body_problems(rel: str, body: str, first_line: int, *, docs_dir: Path, snipp
         problems += _link_target_problems(rel, lineno, line, docs_dir)
         if line.strip() == EXCERPT_MARKER:
             saw_marker = True
-        if is_post and re.match(r"^#\s+\S", line):
+        if is_post and HEADING_RE.match(line):
             problems.append(Problem(rel, f"line {lineno}", "a '# ' heading in the body. Accepted: the title "
                                     "comes from the front matter 'title' field only; start sections at '## '"))
     problems += external_problems(rel, blank_code(body), first_line)
