@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -157,11 +156,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         when the caller (the Makefile) has not set it; outside git, the clock."""
         if "SOURCE_DATE_EPOCH" in os.environ and not self.source_date_epoch_set:
             return
-        try:
-            stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=self.build.root, capture_output=True,
-                                   text=True, timeout=30, check=True).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            stamp = ""
+        stamp = (revisions.git(self.build.root, "log", "-1", "--format=%ct") or "").strip()
         self.source_date_epoch_set = stamp.isdigit()
         if self.source_date_epoch_set:
             os.environ["SOURCE_DATE_EPOCH"] = stamp

@@ -15,7 +15,7 @@ import json
 import re
 
 import pytest
-from browser import new_page, serve
+from browser import attributes, new_page, serve
 from playwright.sync_api import Browser, Locator, Page, expect
 from support import ROOT, Site
 
@@ -55,13 +55,8 @@ def _choose(root: Locator, algo: str, n: int, k: int) -> None:
 
 
 def _shown(root: Locator) -> tuple[str, str]:
-    return root.get_attribute("data-messages"), root.get_attribute("data-have")
-
-
-def _step_shown(root: Locator) -> tuple[str, tuple[str, str]]:
-    """The step and what it shows, read in one evaluation (three reads a step over 321 steps add up)."""
-    step, messages, have = root.evaluate("el => [el.dataset.step, el.dataset.messages, el.dataset.have]")
-    return step, (messages, have)
+    shown = attributes(root)
+    return shown["data-messages"], shown["data-have"]
 
 
 def _expected(trace: dict, step: int) -> tuple[str, str]:
@@ -90,8 +85,9 @@ def test_every_scenario_matches_the_model(real_site: Site, browser: Browser) -> 
                     nxt.focus()
                 else:
                     page.keyboard.press("Enter")
-                assert _step_shown(root) == (str(step), _expected(trace, step)), (trace["algo"], trace["n"],
-                                                                                 trace["k"], step)
+                shown = attributes(root)  # one round trip a step: there are 321 steps
+                assert (shown["data-step"], (shown["data-messages"], shown["data-have"])) == (
+                    str(step), _expected(trace, step)), (trace["algo"], trace["n"], trace["k"], step)
             expect(nxt).to_be_disabled()
             root.get_by_role("button", name="Previous step").click()
             assert _shown(root) == _expected(trace, len(trace["steps"]) - 1)
