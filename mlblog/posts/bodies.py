@@ -164,7 +164,8 @@ def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> l
     if "](" not in line and "]:" not in line:  # neither a link nor a reference definition
         return []
     problems = []
-    text = INLINE_CODE_RE.sub("", line)
+    # Code spans are blanked, not cut out: Markdown reads them before links, so "[a]`x`(b)" is no link.
+    text = INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line)
     for target in LINK_RE.findall(text) + REF_DEF_RE.findall(text):
         path = target.split("#", 1)[0].split("?", 1)[0]
         if EXTERNAL_RE.match(target) or not path:

@@ -281,7 +281,8 @@ def test_pages_that_are_not_posts_get_their_snippets_and_links_checked(tmp_path:
 
 def test_links_and_snippets_that_exist_and_code_that_looks_like_links_pass(tmp_path: Path) -> None:
     body = (BODY + "[About](../../about.md) and [home](../index.md#top), `x[](m)` and "
-            "[ext](https://example.com/a.md).\n\n```cpp\nauto f = [](m) { return m; };\n```\n\n"
+            "[ext](https://example.com/a.md); code spans come before links: [a]`x`(b.md).\n[c]`y`: d.md\n\n"
+            "```cpp\nauto f = [](m) { return m; };\n```\n\n"
             '--8<-- "examples/common/svgplot.py"\n;--8<-- "escaped/not/included.py"\n')
     docs = docs_with(tmp_path, {"ok.md": post(body=body)})
     (docs / "about.md").write_text("# About\n", encoding="utf-8")
