@@ -142,6 +142,11 @@ def external_problems(rel: str, text: str, first_line: int, what: str = "") -> l
     return problems
 
 
+def blank_code_spans(line: str) -> str:
+    """The line with each inline code span replaced by as many spaces (columns and offsets kept)."""
+    return INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line) if "`" in line else line
+
+
 def blank_code(body: str) -> str:
     """The body with fenced code blocks and inline code spans blanked out (lines kept), so what is
     left is the Markdown and raw HTML a page is made of."""
@@ -152,11 +157,7 @@ def blank_code(body: str) -> str:
             in_fence = fence.group(1) if in_fence is None else None
             out.append("")
             continue
-        if in_fence is not None:
-            line = ""
-        elif "`" in line:
-            line = INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line)
-        out.append(line)
+        out.append("" if in_fence is not None else blank_code_spans(line))
     return "\n".join(out)
 
 
@@ -165,7 +166,7 @@ def _link_target_problems(rel: str, lineno: int, line: str, docs_dir: Path) -> l
         return []
     problems = []
     # Code spans are blanked, not cut out: Markdown reads them before links, so "[a]`x`(b)" is no link.
-    text = INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line)
+    text = blank_code_spans(line)
     for target in LINK_RE.findall(text) + REF_DEF_RE.findall(text):
         path = target.split("#", 1)[0].split("?", 1)[0]
         if EXTERNAL_RE.match(target) or not path:
